@@ -33,6 +33,7 @@ all:
 
 include tests/xensim/xensim.mk
 include tests/tests.mk
+include bench/bench.mk
 
 all: $(ALL_TARGETS)
 

@@ -1,0 +1,11 @@
+/* ctl_server.h - the daemon's control socket: domain operations for the host. */
+#ifndef XSIM_CTL_SERVER_H
+#define XSIM_CTL_SERVER_H
+
+#include "loop.h"
+
+/* Listen on path (mode 0600). CTL_STOP makes the loop stop after its reply. */
+int ctl_server_init(struct loop *l, const char *path);
+void ctl_server_fini(void);
+
+#endif
