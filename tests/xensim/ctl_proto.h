@@ -13,15 +13,16 @@
 #define CTL_NAME_MAX 64 /* including the NUL */
 
 enum ctl_op {
-    CTL_CREATE = 1, /* body: ctl_create + strings; fds: stdin, stdout, stderr -> reply ctl_dominfo */
-    CTL_DESTROY,    /* body: uint32 domid -> empty */
-    CTL_PAUSE,      /* body: uint32 domid */
-    CTL_UNPAUSE,    /* body: uint32 domid */
-    CTL_SHUTDOWN,   /* body: uint32 domid, uint32 reason (enum dom_shutdown_reason) */
-    CTL_LIST,       /* empty -> array of ctl_dominfo, dom0 first */
-    CTL_INFO,       /* body: uint32 domid -> ctl_dominfo */
-    CTL_PATHS,      /* empty -> ctl_paths */
-    CTL_STOP,       /* empty -> empty; then every domain is destroyed and the daemon exits */
+    CTL_CREATE =
+        1,        /* body: ctl_create + strings; fds: stdin, stdout, stderr -> reply ctl_dominfo */
+    CTL_DESTROY,  /* body: uint32 domid -> empty */
+    CTL_PAUSE,    /* body: uint32 domid */
+    CTL_UNPAUSE,  /* body: uint32 domid */
+    CTL_SHUTDOWN, /* body: uint32 domid, uint32 reason (enum dom_shutdown_reason) */
+    CTL_LIST,     /* empty -> array of ctl_dominfo, dom0 first */
+    CTL_INFO,     /* body: uint32 domid -> ctl_dominfo */
+    CTL_PATHS,    /* empty -> ctl_paths */
+    CTL_STOP,     /* empty -> empty; then every domain is destroyed and the daemon exits */
 };
 
 /* CTL_CREATE: followed by argc argv strings, envc "K=V" strings, then the cwd,
@@ -35,13 +36,13 @@ struct ctl_create {
 
 struct ctl_dominfo {
     uint32_t domid;
-    uint32_t state;         /* enum dom_state */
+    uint32_t state;          /* enum dom_state */
     int32_t shutdown_reason; /* enum dom_shutdown_reason, -1 while not shut down */
-    int32_t pid;            /* leader of the process group, 0 when none */
-    int32_t exit_status;    /* wait status of the leader, -1 while it runs */
+    int32_t pid;             /* leader of the process group, 0 when none */
+    int32_t exit_status;     /* wait status of the leader, -1 while it runs */
     uint32_t pad;
-    uint64_t created_ms;    /* CLOCK_MONOTONIC at creation */
-    uint64_t shutdown_ms;   /* CLOCK_MONOTONIC at shutdown, 0 if none */
+    uint64_t created_ms;  /* CLOCK_MONOTONIC at creation */
+    uint64_t shutdown_ms; /* CLOCK_MONOTONIC at shutdown, 0 if none */
     char name[CTL_NAME_MAX];
 };
 

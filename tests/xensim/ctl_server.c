@@ -102,7 +102,10 @@ static void do_create(int fd, const struct xsim_hdr *h, char *body, int *fds, un
     if (!argv || !envp || off < 0) {
         reply_err(fd, h, argv && envp ? EINVAL : ENOMEM, "malformed create request");
     } else {
-        struct dom_create_args a = {.name = cc.name, .argv = argv, .envp = envp, .cwd = cwd,
+        struct dom_create_args a = {.name = cc.name,
+                                    .argv = argv,
+                                    .envp = envp,
+                                    .cwd = cwd,
                                     .fds = {fds[0], fds[1], fds[2]}};
         unsigned domid;
         if (dom_create(&a, &domid, err, sizeof(err)) < 0) {

@@ -91,8 +91,7 @@ static int dom_paths(unsigned domid, char *dir, char *xs, char *hyp, size_t len)
     int n1 = snprintf(dir, len, "%s/dom%u", S.dir, domid);
     int n2 = snprintf(xs, len, "%s/xenstore.sock", dir);
     int n3 = snprintf(hyp, len, "%s/hyp.sock", dir);
-    if (n1 < 0 || n2 < 0 || n3 < 0 || (size_t)n1 >= len || (size_t)n2 >= len ||
-        (size_t)n3 >= len) {
+    if (n1 < 0 || n2 < 0 || n3 < 0 || (size_t)n1 >= len || (size_t)n2 >= len || (size_t)n3 >= len) {
         errno = ENAMETOOLONG;
         return -1;
     }

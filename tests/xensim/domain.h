@@ -49,11 +49,11 @@ const char *dom_name(unsigned domid);
 int dom_init(struct loop *l, const char *dir, const char *simlib);
 
 struct dom_create_args {
-    const char *name;   /* NULL or "": domain-<domid> */
-    char *const *argv;  /* argv[0] is looked up in PATH */
-    char *const *envp;  /* the domain's environment, before the sim's variables */
+    const char *name;  /* NULL or "": domain-<domid> */
+    char *const *argv; /* argv[0] is looked up in PATH */
+    char *const *envp; /* the domain's environment, before the sim's variables */
     const char *cwd;
-    int fds[3];         /* stdin, stdout, stderr of the domain's processes */
+    int fds[3]; /* stdin, stdout, stderr of the domain's processes */
 };
 
 /* Start a domain. Returns 0 and sets *domid, or -1 with errno and a message in err. */

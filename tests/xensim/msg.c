@@ -54,8 +54,8 @@ int xsim_recv(int sock, struct xsim_hdr *h, void *body, size_t max, int *fds, un
         char buf[CMSG_SPACE(sizeof(int) * XSIM_MSG_MAX_FDS)];
         struct cmsghdr align;
     } u;
-    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf,
-                       .msg_controllen = sizeof(u.buf)};
+    struct msghdr m = {
+        .msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
     ssize_t n;
     do {
         n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);

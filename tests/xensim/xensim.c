@@ -24,20 +24,19 @@ static const char *const reason_names[] = {"poweroff", "reboot", "suspend", "cra
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: xensim [--dir DIR] COMMAND [ARGS]   (DIR defaults to $XENSIM_DIR)\n"
-            "  start                          start the daemon for DIR\n"
-            "  stop                           destroy every domain and stop the daemon\n"
-            "  create [--name N] [--log FILE] [--env K=V]... -- CMD [ARG]...\n"
-            "                                 start a domain running CMD; prints its domid\n"
-            "  destroy DOM | pause DOM | unpause DOM\n"
-            "  shutdown DOM [poweroff|reboot|crash|watchdog]\n"
-            "  crash DOM | watchdog DOM       shutdown with that reason\n"
-            "  list [--json] | info DOM\n"
-            "  env DOM                        shell export lines to act as DOM\n"
-            "  exec DOM -- CMD [ARG]...       run CMD with DOM's environment\n"
-            "  wait DOM [--until shutdown|gone] [--timeout SEC]\n"
-            "DOM is a domid or a domain name.\n");
+    fprintf(f, "usage: xensim [--dir DIR] COMMAND [ARGS]   (DIR defaults to $XENSIM_DIR)\n"
+               "  start                          start the daemon for DIR\n"
+               "  stop                           destroy every domain and stop the daemon\n"
+               "  create [--name N] [--log FILE] [--env K=V]... -- CMD [ARG]...\n"
+               "                                 start a domain running CMD; prints its domid\n"
+               "  destroy DOM | pause DOM | unpause DOM\n"
+               "  shutdown DOM [poweroff|reboot|crash|watchdog]\n"
+               "  crash DOM | watchdog DOM       shutdown with that reason\n"
+               "  list [--json] | info DOM\n"
+               "  env DOM                        shell export lines to act as DOM\n"
+               "  exec DOM -- CMD [ARG]...       run CMD with DOM's environment\n"
+               "  wait DOM [--until shutdown|gone] [--timeout SEC]\n"
+               "DOM is a domid or a domain name.\n");
 }
 
 static int die(const char *what, const char *msg)
@@ -437,8 +436,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "unpause")) {
         r = xsim_ctl_unpause(c, domid);
     } else if (!strcmp(cmd, "shutdown") || !strcmp(cmd, "crash") || !strcmp(cmd, "watchdog")) {
-        int reason = !strcmp(cmd, "shutdown") ? (i < argc ? parse_reason(argv[i]) : 0)
-                                              : parse_reason(cmd);
+        int reason =
+            !strcmp(cmd, "shutdown") ? (i < argc ? parse_reason(argv[i]) : 0) : parse_reason(cmd);
         if (reason < 0 || reason == DOM_SHUTDOWN_SUSPEND) {
             rc = die(cmd, "reason must be poweroff, reboot, crash or watchdog");
             goto out;
