@@ -20,6 +20,7 @@ CFLAGS_OPT := -O2
 LDFLAGS_SAN :=
 endif
 CFLAGS += $(CFLAGS_BASE) $(CFLAGS_OPT)
+CPPFLAGS += -Ixenstore-schema -Icommon
 LDFLAGS += $(LDFLAGS_SAN)
 
 BIN := $(O)/bin
@@ -34,6 +35,10 @@ all:
 include tests/xensim/xensim.mk
 include tests/tests.mk
 include bench/bench.mk
+include common/common.mk
+# Each part builds from its own fragment.
+-include backends/backends.mk shadow-frontends/shadow-frontends.mk driverdom/driverdom.mk \
+         dom0-tools/dom0-tools.mk
 
 all: $(ALL_TARGETS)
 

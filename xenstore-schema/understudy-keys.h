@@ -1,0 +1,43 @@
+/* understudy-keys.h - names of the xenstore keys Understudy reads or writes
+ * beyond the standard PV protocol keys of xen/io/blkif.h, netif.h and
+ * xenbus.h. Each is documented in schema.md: writer, reader, format. Code
+ * refers to keys by these names only.
+ */
+#ifndef UNDERSTUDY_KEYS_H
+#define UNDERSTUDY_KEYS_H
+
+/* ---- under a frontend's device dir, e.g. device/vbd/51712 ---- */
+/* Bumped by the toolstack after it has rewired the device to a new backend. */
+#define USK_FE_GENERATION "shadow/generation"
+/* The frontend's recovery state: one of the USK_STATE_* words. */
+#define USK_FE_STATE "shadow/state"
+/* What the frontend saw that made it start a recovery (see schema.md). */
+#define USK_FE_REPORT "shadow/report"
+/* Count of completed recoveries, decimal. */
+#define USK_FE_RECOVERIES "shadow/recoveries"
+/* Phase durations of the last recovery: "detect=<ms> reconnect=<ms> replay=<ms> total=<ms>". */
+#define USK_FE_LAST_RECOVERY "shadow/last-recovery"
+
+#define USK_STATE_LIVE       "live"
+#define USK_STATE_RECOVERING "recovering"
+#define USK_STATE_FAILED     "failed"
+
+/* ---- under a backend dir, e.g. backend/vbd/<fe-domid>/<devid> ---- */
+/* Write cache of our blkback: "none" (O_DIRECT, the default), "writeback"
+ * (page cache, fsync on flush), "volatile" (held in the backend process until
+ * a flush; lost when the process dies - a disk with a volatile write cache). */
+#define USK_BE_CACHE "cache"
+
+/* ---- under a driver domain's own dir, /local/domain/<drv> ---- */
+/* The driverdom agent's heartbeat: CLOCK_MONOTONIC milliseconds, decimal. */
+#define USK_DRV_HEARTBEAT "data/understudy/heartbeat"
+/* Fault injection for tests and `shadowctl inject`, written by dom0 only:
+ * "<seq> <fault> [<count>]", fault one of USK_FAULT_*. A backend watches it
+ * and acts once per new seq. */
+#define USK_DRV_INJECT "data/understudy/inject"
+#define USK_FAULT_CORRUPT "corrupt" /* the next <count> responses are invalid */
+#define USK_FAULT_HANG    "hang"    /* stop serving requests (not the process) */
+#define USK_FAULT_SLOW    "slow"    /* delay each response by <count> ms */
+#define USK_FAULT_CRASH   "crash"   /* abort() the backend process */
+
+#endif
