@@ -22,7 +22,8 @@
 #include <xenstore.h>
 
 #define MAX_MSG  8192
-#define DEADLINE 20 /* seconds to find the peer */
+#define RING     16384 /* bytes each way: multi-page rings, larger than any message */
+#define DEADLINE 20    /* seconds to find the peer */
 
 static double now(void)
 {
@@ -162,7 +163,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "/local/domain/%u/data/vchan", is_server ? self : peer);
     struct libxenvchan *v = NULL;
     if (is_server) {
-        v = libxenvchan_server_init(NULL, (int)peer, path, 0, 0);
+        v = libxenvchan_server_init(NULL, (int)peer, path, RING, RING);
         if (!v) {
             perror("libxenvchan_server_init");
             return 1;
