@@ -11,7 +11,7 @@
 #define SUP_MAX_TYPES 8
 
 struct sup_handler {
-    char type[16];     /* backend type: vbd, vif, ... */
+    char type[16];      /* backend type: vbd, vif, ... */
     char program[1024]; /* path of the backend program */
 };
 

@@ -34,7 +34,7 @@
 /* Fault injection for tests and `shadowctl inject`, written by dom0 only:
  * "<seq> <fault> [<count>]", fault one of USK_FAULT_*. A backend watches it
  * and acts once per new seq. */
-#define USK_DRV_INJECT "data/understudy/inject"
+#define USK_DRV_INJECT    "data/understudy/inject"
 #define USK_FAULT_CORRUPT "corrupt" /* the next <count> responses are invalid */
 #define USK_FAULT_HANG    "hang"    /* stop serving requests (not the process) */
 #define USK_FAULT_SLOW    "slow"    /* delay each response by <count> ms */
