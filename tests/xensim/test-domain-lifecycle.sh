@@ -55,6 +55,14 @@ expect_eq "domains left" "$("$XENSIM" list | tail -n +2 | wc -l)" 1
 f=$(new_dom f)
 expect_eq "domid after destroys" "$f" 6
 
+# A process run with `xensim exec` acts as the domain and dies with it.
+h=$(new_dom h)
+"$XENSIM" exec h -- sleep 100000 &
+ex=$!
+wait_for 5 sh -c "grep -q XENSIM_DOMAIN_TAG /proc/$ex/environ"
+"$XENSIM" destroy h
+wait_for 5 sh -c "! kill -0 $ex 2>/dev/null"
+
 # Clear errors, nothing left behind.
 out=$("$XENSIM" create --name g -- /nonexistent/prog 2>&1) && fail "exec failure not reported"
 echo "$out" | grep -q "No such file" || fail "unclear error: $out"

@@ -301,12 +301,15 @@ static int cmd_info(struct xsim_ctl *c, unsigned domid)
     return 0;
 }
 
-static int dom_env(struct xsim_ctl *c, unsigned domid, char *xs, char *hyp, char *lib, size_t len)
+static int dom_env(struct xsim_ctl *c, unsigned domid, char *xs, char *hyp, char *lib, size_t len,
+                   char *tag)
 {
     struct ctl_paths p;
     struct ctl_dominfo d;
     if (xsim_ctl_info(c, domid, &d) < 0 || xsim_ctl_paths(c, &p) < 0)
         return -1;
+    if (tag)
+        snprintf(tag, len, "%s/dom%u", p.dir, domid);
     snprintf(xs, len, "%s/dom%u/xenstore.sock", p.dir, domid);
     snprintf(hyp, len, "%s/dom%u/hyp.sock", p.dir, domid);
     snprintf(lib, len, "%s", p.simlib);
@@ -316,7 +319,7 @@ static int dom_env(struct xsim_ctl *c, unsigned domid, char *xs, char *hyp, char
 static int cmd_env(struct xsim_ctl *c, unsigned domid)
 {
     char xs[PATH_MAX], hyp[PATH_MAX], lib[PATH_MAX];
-    if (dom_env(c, domid, xs, hyp, lib, sizeof(xs)) < 0)
+    if (dom_env(c, domid, xs, hyp, lib, sizeof(xs), NULL) < 0)
         return die("env", xsim_ctl_error(c));
     printf("export XENSTORED_PATH='%s'\nexport XENSIM_HYP='%s'\n", xs, hyp);
     printf("export LD_LIBRARY_PATH='%s'${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n", lib);
@@ -325,9 +328,12 @@ static int cmd_env(struct xsim_ctl *c, unsigned domid)
 
 static int cmd_exec(struct xsim_ctl *c, unsigned domid, char **argv)
 {
-    char xs[PATH_MAX], hyp[PATH_MAX], lib[PATH_MAX], ld[2 * PATH_MAX + 2];
-    if (dom_env(c, domid, xs, hyp, lib, sizeof(xs)) < 0)
+    char xs[PATH_MAX], hyp[PATH_MAX], lib[PATH_MAX], tag[PATH_MAX], ld[2 * PATH_MAX + 2];
+    if (dom_env(c, domid, xs, hyp, lib, sizeof(xs), tag) < 0)
         return die("exec", xsim_ctl_error(c));
+    /* Tagged like the domain's own processes, so it dies with the domain. */
+    if (domid != 0)
+        setenv("XENSIM_DOMAIN_TAG", tag, 1);
     xsim_ctl_close(c);
     const char *old = getenv("LD_LIBRARY_PATH");
     snprintf(ld, sizeof(ld), "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
