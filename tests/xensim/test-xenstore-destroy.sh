@@ -20,7 +20,9 @@ expect_out "a dom0 node naming the guest" "$(lines OK OK)" -- \
     xc "write /keep 1" "chmod /keep n0,r$g"
 
 conn=$TEST_TMP/conn
-as_dom $g timeout 60 "$XRAW" wait-closed >"$conn" 2>&1 &
+# Not through `xensim exec`: that process would die with the domain; this one
+# must outlive it to see the store close its connection.
+XENSTORED_PATH=$sock timeout 60 "$XRAW" wait-closed >"$conn" 2>&1 &
 connpid=$!
 on_exit "kill $connpid 2>/dev/null"
 wait_lines "$conn" 1
