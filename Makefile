@@ -76,4 +76,7 @@ $(OBJ)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
+# Keep objects between builds (pattern-rule intermediates would be deleted).
+.SECONDARY:
+
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
