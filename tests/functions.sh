@@ -61,6 +61,8 @@ _stop_sim() {
 }
 
 # as_dom DOM CMD...: run CMD as a process of domain DOM (not in its process group).
+# Backgrounded as `as_dom ... &`, $! is a subshell's pid, not CMD's: to kill CMD
+# later, background `"$XENSIM" exec DOM -- CMD &` instead.
 as_dom() { local d=$1; shift; "$XENSIM" exec "$d" -- "$@"; }
 
 # new_dom NAME [CMD...]: create a domain (default command: sleep forever); prints its domid.

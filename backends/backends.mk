@@ -1,0 +1,49 @@
+# backends/: userspace PV backends for driver domains. See backends/README.md.
+#   backends/core/   the xenbus backend state machine, rings, event loop (any class)
+#   backends/blk/    blkback, the blkif class
+BE_CORE_SRCS := $(wildcard backends/core/*.c)
+BLKBACK_SRCS := $(wildcard backends/blk/*.c)
+BE_CPPFLAGS := -Ibackends/core -Ibackends/blk
+BE_XEN_LIBS := -lxenstore -lxengnttab -lxenevtchn
+
+$(OBJ)/backends/%.o: CPPFLAGS += $(BE_CPPFLAGS)
+
+$(BIN)/blkback: $(BLKBACK_SRCS:%.c=$(OBJ)/%.o) $(BE_CORE_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(BE_XEN_LIBS) -luring $(COMMON_LIB)
+
+ALL_TARGETS += $(BIN)/blkback
+
+# ---- tests/backends: the test frontend, the hostile frontend, unit tests ----
+TBE := tests/backends
+TFRONT_OBJS := $(OBJ)/$(TBE)/tfront.o $(OBJ)/$(TBE)/tbad.o
+$(OBJ)/$(TBE)/%.o: CPPFLAGS += $(BE_CPPFLAGS)
+
+$(TBIN)/backends/blkfront: $(OBJ)/$(TBE)/blkfront.o $(TFRONT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(BE_XEN_LIBS)
+
+$(TBIN)/backends/blkhostile: $(OBJ)/$(TBE)/blkhostile.o $(TFRONT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(BE_XEN_LIBS)
+
+# Unit tests (T0): run-tests runs every program in $(TBIN)/unit.
+BE_UNIT_DEPS_blk_check_test := backends/blk/blk_check
+BE_UNIT_DEPS_blk_vcache_test := backends/blk/blk_vcache
+BE_UNIT_DEPS_blk_pgrant_test := backends/blk/blk_pgrant
+BE_UNIT_DEPS_be_inject_test := backends/core/be_inject
+BE_UNITS := $(patsubst $(TBE)/unit/%.c,%,$(wildcard $(TBE)/unit/*_test.c))
+
+define be_unit_rule
+$(TBIN)/unit/backends-$(1): $(OBJ)/$(TBE)/unit/$(1).o $(patsubst %,$(OBJ)/%.o,$(BE_UNIT_DEPS_$(1)))
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) $$^ -o $$@
+endef
+$(foreach u,$(BE_UNITS),$(eval $(call be_unit_rule,$(u))))
+
+ALL_TARGETS += $(TBIN)/backends/blkfront $(TBIN)/backends/blkhostile \
+               $(patsubst %,$(TBIN)/unit/backends-%,$(BE_UNITS))
+
+# bench/blkbench.c (built by bench/bench.mk) drives blkback through the test frontend.
+$(OBJ)/bench/blkbench.o: CPPFLAGS += $(BE_CPPFLAGS) -I$(TBE)
+$(O)/bench/blkbench: $(TFRONT_OBJS)

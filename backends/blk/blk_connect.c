@@ -1,0 +1,186 @@
+/* blk_connect.c - a connection: the frontend's transport keys (protocol,
+ * queues, ring-page-order, feature-persistent), its rings, the I/O engine;
+ * and the disconnect that undoes all of it.
+ */
+#define _GNU_SOURCE
+#include "blk.h"
+
+#include "blk_io.h"
+#include "xs_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xen/io/protocols.h>
+
+static const char *cache_name(enum blk_cache c)
+{
+    return c == BLK_CACHE_NONE ? "none" : c == BLK_CACHE_WRITEBACK ? "writeback" : "volatile";
+}
+
+static int read_protocol(struct be_dev *be)
+{
+    char *proto = xsu_read(be_xs(be), XBT_NULL, be_fe_path(be), "protocol", 64);
+    if (!proto && errno == ENOENT)
+        return 0;
+    if (!proto) {
+        be_error(be, errno, "reading %s/protocol: %s", be_fe_path(be), strerror(errno));
+        return -1;
+    }
+    int ok = !strcmp(proto, XEN_IO_PROTO_ABI_NATIVE);
+    if (!ok)
+        be_error(be, EPROTONOSUPPORT, "frontend protocol '%s' not supported (only %s)", proto,
+                 XEN_IO_PROTO_ABI_NATIVE);
+    free(proto);
+    return ok ? 0 : -1;
+}
+
+static int read_u64(struct be_dev *be, const char *key, uint64_t max, uint64_t dflt, uint64_t *out)
+{
+    if (xsu_read_u64_default(be_xs(be), XBT_NULL, be_fe_path(be), key, max, dflt, out) == 0)
+        return 0;
+    be_error(be, errno, "frontend %s/%s: %s (at most %llu)", be_fe_path(be), key,
+             errno == ERANGE ? "out of range" : strerror(errno), (unsigned long long)max);
+    return -1;
+}
+
+static int attach_queue(struct blk_dev *d, struct blk_queue *q, const char *dir, unsigned order,
+                        bool indexed)
+{
+    struct be_dev *be = d->be;
+    if (be_ring_map(be, dir, "ring-ref", 1u << order, indexed, &q->ring) < 0)
+        return -1;
+    blkif_sring_t *s = q->ring.sring;
+    RING_IDX rsp = __atomic_load_n(&s->rsp_prod, __ATOMIC_ACQUIRE);
+    BACK_RING_ATTACH(&q->br, s, rsp, (size_t)BLK_PAGE_SIZE << order);
+    RING_IDX req = __atomic_load_n(&s->req_prod, __ATOMIC_ACQUIRE);
+    if (RING_REQUEST_PROD_OVERFLOW(&q->br, req)) {
+        be_error(be, EPROTO, "%s: ring indexes req_prod %u rsp_prod %u impossible on a ring of %u",
+                 dir, req, rsp, RING_SIZE(&q->br));
+        return -1;
+    }
+    unsigned n = RING_SIZE(&q->br);
+    q->reqs = calloc(n, sizeof(*q->reqs));
+    if (!q->reqs) {
+        be_error(be, ENOMEM, "out of memory for %u requests", n);
+        return -1;
+    }
+    for (unsigned i = n; i-- > 0;) {
+        q->reqs[i].q = q;
+        q->reqs[i].next = q->free;
+        q->free = &q->reqs[i];
+    }
+    if (d->persistent) {
+        q->pgc = blk_pgcache_new(BLK_MAX_PGRANTS, blk_pg_map, blk_pg_unmap, q);
+        if (!q->pgc) {
+            be_error(be, ENOMEM, "out of memory for the persistent grant cache");
+            return -1;
+        }
+    }
+    q->attached = true;
+    return be_ring_bind(be, dir, "event-channel", &q->ring, blk_ring_event, q);
+}
+
+static int start_io(struct blk_dev *d, unsigned depth)
+{
+    bool want_sync = d->vc || !strcmp(d->io_choice, "sync");
+    if (!want_sync) {
+        d->io = blk_io_uring_new(d, depth);
+        if (d->io)
+            return 0;
+        if (!strcmp(d->io_choice, "uring")) {
+            be_error(d->be, errno, "io_uring unavailable: %s", strerror(errno));
+            return -1;
+        }
+        BE_LOG(d->be, "io_uring unavailable (%s): using preadv/pwritev", strerror(errno));
+    }
+    d->io = blk_io_sync_new(d);
+    if (!d->io) {
+        be_error(d->be, ENOMEM, "out of memory for the I/O engine");
+        return -1;
+    }
+    return 0;
+}
+
+int blk_connect(struct be_dev *be)
+{
+    struct blk_dev *d = be_priv(be);
+    uint64_t nq, order, pers;
+    if (read_protocol(be) < 0 ||
+        read_u64(be, "multi-queue-num-queues", BLK_MAX_QUEUES, 1, &nq) < 0 ||
+        read_u64(be, "ring-page-order", BLK_MAX_RING_ORDER, 0, &order) < 0 ||
+        read_u64(be, "feature-persistent", 1, 0, &pers) < 0)
+        return -1;
+    if (nq == 0) {
+        be_error(be, EINVAL, "frontend %s/multi-queue-num-queues is 0", be_fe_path(be));
+        return -1;
+    }
+    /* With ring-page-order present (even 0), refs are ring-ref0..N-1 (blkif.h note 6). */
+    char *rpo = xsu_read(be_xs(be), XBT_NULL, be_fe_path(be), "ring-page-order", 32);
+    bool indexed = rpo != NULL;
+    free(rpo);
+    d->persistent = pers;
+    d->q = calloc(nq, sizeof(*d->q));
+    if (!d->q) {
+        be_error(be, ENOMEM, "out of memory for %u queues", (unsigned)nq);
+        return -1;
+    }
+    d->nqueues = (unsigned)nq;
+    d->done_tail = &d->done_head;
+    d->delayed_tail = &d->delayed_head;
+    unsigned depth = 0;
+    for (unsigned i = 0; i < d->nqueues; i++) {
+        char dir[300];
+        if (nq == 1)
+            snprintf(dir, sizeof(dir), "%s", be_fe_path(be));
+        else
+            snprintf(dir, sizeof(dir), "%s/queue-%u", be_fe_path(be), i);
+        d->q[i].d = d;
+        d->q[i].idx = i;
+        if (attach_queue(d, &d->q[i], dir, (unsigned)order, indexed) < 0)
+            return -1;
+        depth += RING_SIZE(&d->q[i].br);
+    }
+    if (start_io(d, depth) < 0)
+        return -1;
+    BE_LOG(be, "connected to %s: %u queue(s) of %u page(s), persistent grants %s, io %s, cache %s",
+           be_fe_path(be), d->nqueues, 1u << order, d->persistent ? "on" : "off", d->io->ops->name,
+           cache_name(d->cfg.cache));
+    blk_run(d); /* requests queued before we connected */
+    return 0;
+}
+
+void blk_disconnect(struct be_dev *be)
+{
+    struct blk_dev *d = be_priv(be);
+    if (d->io)
+        d->io->ops->drain(d->io);
+    blk_fault_stop(d);
+    blk_drop_pending(d);
+    be_loop_del_timer(be_loop_of(be), d->run_timer);
+    d->run_timer = 0;
+    unsigned pg = 0;
+    uint64_t pgmaps = 0;
+    for (unsigned i = 0; d->q && i < d->nqueues; i++) {
+        struct blk_queue *q = &d->q[i];
+        pg += blk_pgcache_count(q->pgc);
+        pgmaps += blk_pgcache_maps(q->pgc);
+        blk_pgcache_free(q->pgc);
+        be_ring_unmap(be, &q->ring);
+        free(q->reqs);
+    }
+    if (d->io)
+        d->io->ops->free(d->io);
+    d->io = NULL;
+    if (d->q)
+        BE_LOG(be,
+               "served %llu requests (%llu refused or failed); persistent grants: %u mapped, "
+               "%llu maps",
+               (unsigned long long)d->nreq, (unsigned long long)d->nerr, pg,
+               (unsigned long long)pgmaps);
+    free(d->q);
+    d->q = NULL;
+    d->nqueues = 0;
+    d->nreq = d->nerr = 0;
+}

@@ -1,0 +1,123 @@
+/* blk_fault.c - injected faults (USK_DRV_INJECT): corrupt responses, hang
+ * (stop consuming requests), slow (delay every response). A new fault ends
+ * a hang; "slow 0" ends the delay. Faults belong to the device and outlive
+ * a reconnection, as a hung or slow disk would.
+ */
+#define _GNU_SOURCE
+#include "blk.h"
+
+#include <inttypes.h>
+
+/* An int16 status no backend can send (blkif.h defines -2..0). */
+#define BLK_IMPOSSIBLE_STATUS 0x7fff
+#define BLK_MAX_SLOW_MS       600000u
+
+static void end_hang(void *opaque)
+{
+    struct blk_dev *d = opaque;
+    d->hang_timer = 0;
+    if (!d->hang)
+        return;
+    d->hang = false;
+    BE_LOG(d->be, "hang over: serving requests again");
+    blk_run(d);
+}
+
+static void deliver_due(void *opaque);
+
+static void arm_delay(struct blk_dev *d)
+{
+    if (d->delay_timer || !d->delayed_head)
+        return;
+    uint64_t now = be_now_ms(), due = d->delayed_head->due_ms;
+    d->delay_timer =
+        be_loop_add_timer(be_loop_of(d->be), due > now ? due - now : 0, deliver_due, d);
+}
+
+static void deliver_due(void *opaque)
+{
+    struct blk_dev *d = opaque;
+    d->delay_timer = 0;
+    uint64_t now = be_now_ms();
+    while (d->delayed_head && (d->delayed_head->due_ms <= now || !d->slow_ms)) {
+        struct blk_req *r = d->delayed_head;
+        d->delayed_head = r->next;
+        if (!d->delayed_head)
+            d->delayed_tail = &d->delayed_head;
+        r->next = NULL;
+        blk_ring_respond(r);
+    }
+    for (unsigned i = 0; i < d->nqueues; i++)
+        blk_ring_push(&d->q[i]);
+    arm_delay(d);
+    blk_run(d); /* slots were freed */
+}
+
+void blk_fault_deliver(struct blk_dev *d, struct blk_req *r)
+{
+    if (!d->slow_ms && !d->delayed_head) {
+        blk_ring_respond(r);
+        return;
+    }
+    /* Behind earlier delayed ones, so that order is kept. */
+    r->due_ms = be_now_ms() + d->slow_ms;
+    r->next = NULL;
+    *d->delayed_tail = r;
+    d->delayed_tail = &r->next;
+    arm_delay(d);
+}
+
+void blk_fault_response(struct blk_dev *d, blkif_response_t *rsp)
+{
+    if (!d->corrupt_left)
+        return;
+    d->corrupt_left--;
+    /* Alternate the two kinds, so a frontend's checks for both are exercised. */
+    if (d->corrupted++ % 2 == 0)
+        rsp->id = ~rsp->id;
+    else
+        rsp->status = BLK_IMPOSSIBLE_STATUS;
+    BE_LOG(d->be, "fault: corrupted response (id %#" PRIx64 " status %d)", rsp->id, rsp->status);
+}
+
+void blk_fault(struct be_dev *be, const struct be_fault *f)
+{
+    struct blk_dev *d = be_priv(be);
+    if (d->hang) {
+        d->hang = false;
+        be_loop_del_timer(be_loop_of(be), d->hang_timer);
+        d->hang_timer = 0;
+    }
+    switch (f->kind) {
+    case BE_FAULT_CORRUPT:
+        d->corrupt_left = f->has_count ? f->count : 1;
+        break;
+    case BE_FAULT_HANG:
+        d->hang = true;
+        if (f->count)
+            d->hang_timer = be_loop_add_timer(be_loop_of(be), f->count, end_hang, d);
+        break;
+    case BE_FAULT_SLOW:
+        d->slow_ms = f->count > BLK_MAX_SLOW_MS ? BLK_MAX_SLOW_MS : (unsigned)f->count;
+        break;
+    case BE_FAULT_CRASH: /* the core aborts before we get here */
+        break;
+    }
+    if (!d->slow_ms && d->delayed_head) {
+        be_loop_del_timer(be_loop_of(be), d->delay_timer);
+        deliver_due(d); /* the delay is over: everything held is due */
+    }
+    blk_run(d);
+}
+
+void blk_fault_stop(struct blk_dev *d)
+{
+    be_loop_del_timer(be_loop_of(d->be), d->delay_timer);
+    d->delay_timer = 0;
+    while (d->delayed_head) {
+        struct blk_req *r = d->delayed_head;
+        d->delayed_head = r->next;
+        blk_req_release(r);
+    }
+    d->delayed_tail = &d->delayed_head;
+}

@@ -1,0 +1,112 @@
+/* be.h - the shared core of Understudy's userspace PV backends.
+ *
+ * One process serves one device: the backend dir given on the command line,
+ * /local/domain/<self>/backend/<type>/<fe-domid>/<devid>. The core runs the
+ * xenbus backend state machine, maps the frontend's rings, binds their event
+ * channels and owns the event loop; a device class (blkback, netback...)
+ * registers an ops table and does the rest. The core knows no class.
+ *
+ * Errors: functions return -1 (or NULL) with errno; class callbacks that fail
+ * call be_error() first, so the reason reaches both the log and the store.
+ */
+#ifndef BE_H
+#define BE_H
+
+#include "be_inject.h"
+#include "be_log.h"
+#include "be_loop.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <xenevtchn.h>
+#include <xengnttab.h>
+#include <xenstore.h>
+
+struct be_dev;
+
+/* Pages in one ring at most (ring-page-order 4). */
+#define BE_RING_MAX_PAGES 16
+/* Rings (queues) per device at most. */
+#define BE_MAX_RINGS 16
+
+struct be_ring;
+typedef void be_ring_cb(struct be_dev *be, struct be_ring *r, void *opaque);
+
+/* One shared ring mapped from the frontend, and its event channel. A zeroed
+ * struct is "not mapped"; be_ring_unmap() returns it to that. */
+struct be_ring {
+    void *sring; /* the mapped pages, NULL when not mapped */
+    unsigned nr_pages;
+    bool bound;
+    evtchn_port_t port;        /* local port, while bound */
+    evtchn_port_t remote_port; /* the frontend's port */
+    be_ring_cb *cb;
+    void *opaque;
+};
+
+struct be_class_ops {
+    size_t size;      /* sizeof(struct be_class_ops); the table only grows at the end */
+    const char *prog; /* program name, the log prefix: "blkback" */
+    const char *type; /* device type in the backend path: "vbd" */
+    /* Toolstack keys of the backend dir; a change to one retries a failed setup. */
+    const char *const *config_keys;
+    /* Read the toolstack's keys, open the device. 0, or -1 after be_error(). */
+    int (*setup)(struct be_dev *be);
+    /* Write features and device properties (inside t); before each InitWait. */
+    int (*publish)(struct be_dev *be, xs_transaction_t t);
+    /* The frontend is ready: read its transport keys, map rings (be_ring_map),
+     * bind them (be_ring_bind). 0, or -1 after be_error(); the core then calls
+     * disconnect to undo whatever was done. */
+    int (*connect)(struct be_dev *be);
+    /* End the connection: finish or drop I/O, unmap everything. Must be safe
+     * on a half-made connection. */
+    void (*disconnect)(struct be_dev *be);
+    /* A new injected fault (the core performs crash itself). May be NULL. */
+    void (*fault)(struct be_dev *be, const struct be_fault *f);
+    /* Close what setup opened. Must be safe after a failed setup. */
+    void (*teardown)(struct be_dev *be);
+};
+
+/* Parse argv (--backend PATH), serve the device until its backend dir is
+ * removed or a SIGTERM/SIGINT arrives. Returns the process exit status. */
+int be_main(const struct be_class_ops *ops, void *priv, int argc, char **argv);
+
+void *be_priv(struct be_dev *be);
+struct xs_handle *be_xs(struct be_dev *be);
+xengnttab_handle *be_gnttab(struct be_dev *be);
+struct be_loop *be_loop_of(struct be_dev *be);
+struct be_log *be_logger(struct be_dev *be);
+const char *be_path(struct be_dev *be);    /* the backend dir */
+const char *be_fe_path(struct be_dev *be); /* the frontend dir */
+unsigned be_fe_domid(struct be_dev *be);
+unsigned be_devid(struct be_dev *be);
+
+#define BE_LOG(be, ...)    be_log_line(be_logger(be), __VA_ARGS__)
+#define BE_LOG_RL(be, ...) be_log_limited(be_logger(be), __VA_ARGS__)
+
+/* Log an error and publish it as the backend dir's "error" node,
+ * "<errno> <message>" (as Linux's xenbus_dev_error formats it). */
+void be_error(struct be_dev *be, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A connected frontend broke the protocol: be_error(), then state Closing.
+ * The class stops serving what broke; the core disconnects once the
+ * frontend closes or reconnects. */
+void be_fail(struct be_dev *be, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Map nr_pages ring pages granted by the frontend, refs read from dir:
+ * "<refkey>" when !indexed (a one-page ring), else "<refkey>0".."<refkey>N-1".
+ * 0, or -1 after be_error(). */
+int be_ring_map(struct be_dev *be, const char *dir, const char *refkey, unsigned nr_pages,
+                bool indexed, struct be_ring *r);
+/* Bind the frontend's port read from dir/key to r; cb runs on each event.
+ * 0, or -1 after be_error(). */
+int be_ring_bind(struct be_dev *be, const char *dir, const char *key, struct be_ring *r,
+                 be_ring_cb *cb, void *opaque);
+/* Unbind and unmap; safe on a zeroed or half-made ring. */
+void be_ring_unmap(struct be_dev *be, struct be_ring *r);
+/* Send an event to the frontend on r's channel. */
+void be_ring_notify(struct be_dev *be, struct be_ring *r);
+
+#endif

@@ -1,0 +1,81 @@
+/* be_dev.c - the device object's accessors and error reporting. */
+#define _GNU_SOURCE
+#include "be_internal.h"
+
+#include "xs_util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <xen/io/xenbus.h>
+
+void *be_priv(struct be_dev *be)
+{
+    return be->priv;
+}
+
+struct xs_handle *be_xs(struct be_dev *be)
+{
+    return be->xs;
+}
+
+xengnttab_handle *be_gnttab(struct be_dev *be)
+{
+    return be->gt;
+}
+
+struct be_loop *be_loop_of(struct be_dev *be)
+{
+    return be->loop;
+}
+
+struct be_log *be_logger(struct be_dev *be)
+{
+    return &be->log;
+}
+
+const char *be_path(struct be_dev *be)
+{
+    return be->path;
+}
+
+const char *be_fe_path(struct be_dev *be)
+{
+    return be->fe_path;
+}
+
+unsigned be_fe_domid(struct be_dev *be)
+{
+    return be->fe_domid;
+}
+
+unsigned be_devid(struct be_dev *be)
+{
+    return be->devid;
+}
+
+static void verror(struct be_dev *be, int err, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    BE_LOG(be, "error: %s", msg);
+    if (xsu_printf(be->xs, XBT_NULL, be->path, "error", "%d %s", err, msg) < 0)
+        BE_LOG(be, "writing %s/error: %s", be->path, strerror(errno));
+}
+
+void be_error(struct be_dev *be, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(be, err, fmt, ap);
+    va_end(ap);
+}
+
+void be_fail(struct be_dev *be, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(be, err, fmt, ap);
+    va_end(ap);
+    be_write_state(be, XenbusStateClosing);
+}

@@ -1,0 +1,48 @@
+/* be_internal.h - the core's device object, shared by the core's own files
+ * (be_dev.c, be_ring.c, be_xenbus.c, be_main.c) and by nothing else.
+ */
+#ifndef BE_INTERNAL_H
+#define BE_INTERNAL_H
+
+#include "be.h"
+
+struct be_dev {
+    const struct be_class_ops *ops;
+    void *priv;
+    struct be_loop *loop;
+    struct xs_handle *xs;
+    xengnttab_handle *gt;
+    xenevtchn_handle *xce;
+    int sigfd;
+    struct be_log log;
+
+    char path[256];    /* backend dir */
+    char fe_path[256]; /* frontend dir, from <path>/frontend */
+    char fe_state_path[272];
+    char inject_path[256];
+    unsigned self, fe_domid, devid;
+
+    int state;          /* the XenbusState we last wrote */
+    bool set_up;        /* ops->setup succeeded; the device is open */
+    bool connected;     /* ops->connect ran (even if it failed half-way) */
+    bool stale;         /* started over an earlier incarnation: see be_xenbus.c */
+    bool offline;       /* the toolstack asked for the device to close */
+    unsigned fe_events; /* watch events on the frontend's state since it was watched */
+    int fe_state;       /* the frontend state last acted on, -1 if none */
+    uint64_t inject_seq;
+    bool inject_known; /* inject_seq holds a seq seen already */
+    int exit_code;
+
+    struct be_ring *rings[BE_MAX_RINGS]; /* bound rings, for event dispatch */
+};
+
+/* be_xenbus.c */
+int be_xenbus_start(struct be_dev *be);
+void be_xenbus_watch_event(struct be_dev *be, const char *path, const char *token);
+void be_xenbus_shutdown(struct be_dev *be);
+int be_write_state(struct be_dev *be, int state);
+
+/* be_ring.c */
+void be_ring_dispatch(struct be_dev *be, evtchn_port_t port);
+
+#endif

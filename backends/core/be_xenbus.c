@@ -1,0 +1,341 @@
+/* be_xenbus.c - the xenbus backend state machine.
+ *
+ *   start:  read frontend/frontend-id, class setup, publish, InitWait.
+ *           (A bad config: "error" node and Closed; a change to a config key,
+ *           or the frontend re-initialising, retries.)
+ *   frontend Initialised/Connected, we InitWait: class connect -> Connected.
+ *   frontend Initialising/InitWait, we connected or closed: disconnect,
+ *           republish, InitWait - ready for a new connection.
+ *   frontend Initialised while we are Connected: it re-initialised its
+ *           rings without passing through Initialising; reconnect.
+ *   frontend Closing/Closed/gone: disconnect, Closed.
+ *   backend dir removed: disconnect, exit 0.
+ *
+ * A frontend found Connected when we start (or when the toolstack points us
+ * at a new frontend dir) was connected to an earlier incarnation of this
+ * backend; its rings are not ours to pick up. We reset to InitWait and take
+ * its next state change as the start of a new connection.
+ */
+#define _GNU_SOURCE
+#include "be_internal.h"
+
+#include "understudy-keys.h"
+#include "xs_util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xen/io/xenbus.h>
+
+/* Frontend domids are below DOMID_FIRST_RESERVED. */
+#define BE_MAX_DOMID 0x7fefu
+
+int be_write_state(struct be_dev *be, int state)
+{
+    if (be->state == state && xsu_read_state(be->xs, be->path) == state)
+        return 0;
+    if (xsu_write_state(be->xs, be->path, state) < 0) {
+        BE_LOG(be, "writing %s/state: %s", be->path, strerror(errno));
+        return -1;
+    }
+    BE_LOG(be, "state %s -> %s", xsu_state_name(be->state), xsu_state_name(state));
+    be->state = state;
+    return 0;
+}
+
+static bool be_dir_exists(struct be_dev *be)
+{
+    unsigned len;
+    char *v = xs_read(be->xs, XBT_NULL, be->path, &len);
+    if (v) {
+        free(v);
+        return true;
+    }
+    return errno != ENOENT;
+}
+
+/* Read frontend and frontend-id; (re)watch the frontend's state if the path changed. */
+static int read_frontend(struct be_dev *be)
+{
+    uint64_t id;
+    if (xsu_read_u64(be->xs, XBT_NULL, be->path, "frontend-id", BE_MAX_DOMID, &id) < 0) {
+        be_error(be, errno, "reading %s/frontend-id: %s", be->path, strerror(errno));
+        return -1;
+    }
+    char *fe = xsu_read(be->xs, XBT_NULL, be->path, "frontend", sizeof(be->fe_path) - 1);
+    if (!fe) {
+        be_error(be, errno, "reading %s/frontend: %s", be->path, strerror(errno));
+        return -1;
+    }
+    char prefix[64];
+    snprintf(prefix, sizeof(prefix), "/local/domain/%u/", (unsigned)id);
+    if (strncmp(fe, prefix, strlen(prefix)) || strlen(fe) == strlen(prefix)) {
+        be_error(be, EINVAL, "%s/frontend '%s' is not under %s (frontend-id %u)", be->path, fe,
+                 prefix, (unsigned)id);
+        free(fe);
+        return -1;
+    }
+    if ((unsigned)id != be->fe_domid) {
+        be_error(be, EINVAL, "%s/frontend-id %u does not match the backend path", be->path,
+                 (unsigned)id);
+        free(fe);
+        return -1;
+    }
+    if (strcmp(fe, be->fe_path)) {
+        if (be->fe_path[0])
+            xs_unwatch(be->xs, be->fe_state_path, "fe");
+        snprintf(be->fe_path, sizeof(be->fe_path), "%s", fe);
+        snprintf(be->fe_state_path, sizeof(be->fe_state_path), "%s/state", fe);
+        if (!xs_watch(be->xs, be->fe_state_path, "fe")) {
+            be_error(be, errno, "watching %s: %s", be->fe_state_path, strerror(errno));
+            be->fe_path[0] = 0;
+            free(fe);
+            return -1;
+        }
+        be->fe_state = -1;
+        be->stale = xsu_read_state(be->xs, be->fe_path) == XenbusStateConnected;
+        if (be->stale)
+            BE_LOG(be,
+                   "frontend %s is Connected to an earlier backend; waiting for it to "
+                   "reconnect",
+                   be->fe_path);
+    }
+    free(fe);
+    return 0;
+}
+
+static int publish(struct be_dev *be)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        xs_transaction_t t = xs_transaction_start(be->xs);
+        if (t == XBT_NULL) {
+            be_error(be, errno, "starting a transaction: %s", strerror(errno));
+            return -1;
+        }
+        if (be->ops->publish(be, t) < 0) {
+            xs_transaction_end(be->xs, t, true);
+            return -1;
+        }
+        if (xs_transaction_end(be->xs, t, false))
+            return 0;
+        if (errno != EAGAIN) {
+            be_error(be, errno, "committing features to %s: %s", be->path, strerror(errno));
+            return -1;
+        }
+    }
+    be_error(be, EAGAIN, "committing features to %s: too many conflicts", be->path);
+    return -1;
+}
+
+static void disconnect(struct be_dev *be)
+{
+    if (!be->connected)
+        return;
+    be->ops->disconnect(be);
+    be->connected = false;
+    BE_LOG(be, "disconnected from %s", be->fe_path);
+}
+
+static void enter_initwait(struct be_dev *be)
+{
+    if (be->offline || publish(be) < 0)
+        return;
+    char p[300];
+    if (xsu_path(p, sizeof(p), be->path, "error"))
+        xs_rm(be->xs, XBT_NULL, p);
+    be_write_state(be, XenbusStateInitWait);
+}
+
+static void try_setup(struct be_dev *be)
+{
+    if (be->set_up || be->offline)
+        return;
+    if (read_frontend(be) < 0 || be->ops->setup(be) < 0) {
+        be->ops->teardown(be);
+        be_write_state(be, XenbusStateClosed);
+        return;
+    }
+    be->set_up = true;
+    enter_initwait(be);
+}
+
+static void do_connect(struct be_dev *be)
+{
+    be->connected = true;
+    if (be->ops->connect(be) < 0) {
+        disconnect(be);
+        be_write_state(be, XenbusStateClosing);
+        return;
+    }
+    char p[300];
+    if (xsu_path(p, sizeof(p), be->path, "error"))
+        xs_rm(be->xs, XBT_NULL, p);
+    be_write_state(be, XenbusStateConnected);
+}
+
+static void frontend_changed(struct be_dev *be)
+{
+    if (!be->fe_path[0])
+        return;
+    /* As Linux's xenbus does: a state we cannot read (gone - EACCES when the
+     * frontend's domain is gone too - no longer readable by us after a
+     * rewiring, or malformed) is Unknown, and the frontend is gone. */
+    int st = xsu_read_state(be->xs, be->fe_path);
+    if (st < 0) {
+        if (be->fe_state != XenbusStateUnknown)
+            BE_LOG(be, "frontend %s/state unreadable (%s): frontend gone", be->fe_path,
+                   strerror(errno));
+        st = XenbusStateUnknown;
+    }
+    if (st == be->fe_state)
+        return; /* a repeated event: nothing new */
+    BE_LOG(be, "frontend state %s", xsu_state_name(st));
+    int prev = be->fe_state;
+    be->fe_state = st;
+    if (be->stale && st == XenbusStateConnected)
+        return;
+    be->stale = false;
+
+    switch (st) {
+    case XenbusStateInitialising:
+    case XenbusStateInitWait:
+        /* A new connection: from any state we reached before. */
+        disconnect(be);
+        if (!be->set_up)
+            try_setup(be);
+        else if (be->state != XenbusStateInitWait)
+            enter_initwait(be);
+        break;
+    case XenbusStateInitialised:
+    case XenbusStateConnected:
+        if (be->connected && st == XenbusStateInitialised && prev == XenbusStateConnected) {
+            BE_LOG(be, "frontend re-initialised while connected; reconnecting");
+            disconnect(be);
+            enter_initwait(be);
+        }
+        if (be->set_up && !be->connected && be->state == XenbusStateInitWait)
+            do_connect(be);
+        break;
+    case XenbusStateClosing:
+    case XenbusStateClosed:
+    case XenbusStateUnknown:
+        disconnect(be);
+        be_write_state(be, XenbusStateClosed);
+        break;
+    default: /* Reconfiguring/Reconfigured: not used by blkif or netif */
+        break;
+    }
+}
+
+static bool is_config_key(struct be_dev *be, const char *path)
+{
+    size_t n = strlen(be->path);
+    if (strncmp(path, be->path, n) || path[n] != '/')
+        return false;
+    const char *key = path + n + 1;
+    if (!strcmp(key, "frontend") || !strcmp(key, "frontend-id"))
+        return true;
+    for (const char *const *k = be->ops->config_keys; k && *k; k++)
+        if (!strcmp(key, *k))
+            return true;
+    return false;
+}
+
+static void backend_changed(struct be_dev *be, const char *path)
+{
+    if (!be_dir_exists(be)) {
+        BE_LOG(be, "backend dir %s removed; exiting", be->path);
+        disconnect(be);
+        be->exit_code = 0;
+        be_loop_stop(be->loop);
+        return;
+    }
+    /* The toolstack detaches a device with online=0 (and state Closing). */
+    uint64_t online;
+    if (!be->offline &&
+        xsu_read_u64_default(be->xs, XBT_NULL, be->path, "online", 1, 1, &online) == 0 &&
+        online == 0) {
+        BE_LOG(be, "toolstack set online=0: closing");
+        be->offline = true;
+        if (be->connected)
+            be_write_state(be, XenbusStateClosing);
+        else
+            be_write_state(be, XenbusStateClosed);
+        return;
+    }
+    if (!be->set_up && is_config_key(be, path))
+        try_setup(be);
+}
+
+static void inject_changed(struct be_dev *be)
+{
+    char *v = xsu_read(be->xs, XBT_NULL, be->inject_path, NULL, 128);
+    if (!v)
+        return;
+    struct be_fault f;
+    if (be_fault_parse(v, &f) < 0) {
+        BE_LOG_RL(be, "%s: malformed fault '%s'", be->inject_path, v);
+        free(v);
+        return;
+    }
+    free(v);
+    if (be->inject_known && f.seq == be->inject_seq)
+        return;
+    be->inject_seq = f.seq;
+    be->inject_known = true;
+    BE_LOG(be, "injected fault %" PRIu64 ": %s %" PRIu64, f.seq, be_fault_name(f.kind), f.count);
+    if (f.kind == BE_FAULT_CRASH)
+        abort();
+    if (be->ops->fault)
+        be->ops->fault(be, &f);
+}
+
+void be_xenbus_watch_event(struct be_dev *be, const char *path, const char *token)
+{
+    if (!strcmp(token, "be"))
+        backend_changed(be, path);
+    else if (!strcmp(token, "fe"))
+        frontend_changed(be);
+    else if (!strcmp(token, "inj"))
+        inject_changed(be);
+}
+
+int be_xenbus_start(struct be_dev *be)
+{
+    if (!be_dir_exists(be)) {
+        BE_LOG(be, "backend dir %s does not exist", be->path);
+        return -1;
+    }
+    be->state = xsu_read_state(be->xs, be->path);
+    if (be->state > XenbusStateInitialising)
+        BE_LOG(be, "backend dir holds state %s of an earlier backend; resetting",
+               xsu_state_name(be->state));
+    be->fe_state = -1;
+
+    /* A fault requested before we started is not for us: only new seqs count. */
+    snprintf(be->inject_path, sizeof(be->inject_path), "/local/domain/%u/%s", be->self,
+             USK_DRV_INJECT);
+    char *v = xsu_read(be->xs, XBT_NULL, be->inject_path, NULL, 128);
+    struct be_fault f;
+    if (v && be_fault_parse(v, &f) == 0) {
+        be->inject_seq = f.seq;
+        be->inject_known = true;
+    }
+    free(v);
+
+    if (!xs_watch(be->xs, be->path, "be") || !xs_watch(be->xs, be->inject_path, "inj")) {
+        BE_LOG(be, "watching %s: %s", be->path, strerror(errno));
+        return -1;
+    }
+    try_setup(be);
+    return 0;
+}
+
+void be_xenbus_shutdown(struct be_dev *be)
+{
+    disconnect(be);
+    if (be_dir_exists(be))
+        be_write_state(be, XenbusStateClosed);
+}

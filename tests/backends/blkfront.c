@@ -1,0 +1,415 @@
+/* blkfront - the test frontend's command line: connect to a vbd and run a
+ * script of commands, one line of output each ("ok: ..."), exit 1 at the
+ * first failure ("FAIL: ...").
+ *
+ *   blkfront [OPTIONS] FE-DIR CMD...
+ *   blkfront --fill-file FILE SECTOR COUNT SEED     (no Xen: pattern into a file)
+ *   blkfront --check-file FILE SECTOR COUNT SEED|zero
+ *
+ * Options: --queues N --order N --write-order --persistent --indirect
+ *          --seg FIRST:COUNT --protocol P --timeout SEC
+ * Commands:
+ *   connect | reconnect | close | drop
+ *   await-restart           wait for the backend to restart (InitWait), then reconnect
+ *   write S N SEED | read S N SEED | readzero S N
+ *   flush | barrier | discard S N      (expect OKAY)
+ *   expect OP STATUS        OP flush|barrier|discard:S:N; STATUS a number
+ *   bad KIND                a malformed request (tbad.c); its status must be what blkif.h says
+ *   bad-all                 every kind in turn
+ *   garbage-index           push req_prod far past the ring; the backend must close
+ *   backend-state STATE     wait for the backend's state (a number)
+ *   corrupt N               N flushes: each answer must be corrupt (wrong id or impossible status)
+ *   no-answer MS            push a flush; it must stay unanswered for MS
+ *   await-answer MS         ...and then be answered OKAY within MS
+ *   latency-at-least MS     a flush must take at least MS to be answered
+ *   wait-file PATH          wait (up to the timeout) until PATH exists: the test's go-ahead
+ *   sleep MS
+ */
+#define _GNU_SOURCE
+#include "tbad.h"
+#include "tfront.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <xen/io/xenbus.h>
+
+static uint64_t num(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (!*s || *end || errno) {
+        fprintf(stderr, "FAIL: '%s' is not a number\n", s);
+        exit(2);
+    }
+    return v;
+}
+
+static int file_mode(bool fill, char **argv)
+{
+    const char *path = argv[0];
+    uint64_t s = num(argv[1]), n = num(argv[2]);
+    bool zero = !fill && !strcmp(argv[3], "zero");
+    uint64_t seed = zero ? 0 : num(argv[3]);
+    unsigned char *want = malloc(n * TF_SECTOR), *got = malloc(n * TF_SECTOR);
+    int fd = open(path, fill ? O_WRONLY : O_RDONLY);
+    if (!want || !got || fd < 0) {
+        fprintf(stderr, "FAIL: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    if (zero)
+        memset(want, 0, n * TF_SECTOR);
+    else
+        tf_pattern(want, s, n, seed);
+    int rc = 0;
+    if (fill) {
+        if (pwrite(fd, want, n * TF_SECTOR, (off_t)(s * TF_SECTOR)) != (ssize_t)(n * TF_SECTOR)) {
+            fprintf(stderr, "FAIL: writing %s: %s\n", path, strerror(errno));
+            rc = 1;
+        }
+    } else {
+        ssize_t r = pread(fd, got, n * TF_SECTOR, (off_t)(s * TF_SECTOR));
+        if (r != (ssize_t)(n * TF_SECTOR)) {
+            fprintf(stderr, "FAIL: reading %s: short read (%zd)\n", path, r);
+            rc = 1;
+        } else {
+            for (uint64_t k = 0; k < n; k++) {
+                if (memcmp(want + k * TF_SECTOR, got + k * TF_SECTOR, TF_SECTOR)) {
+                    printf("MISMATCH: %s sector %llu differs from %s\n", path,
+                           (unsigned long long)(s + k), zero ? "zeros" : "the pattern");
+                    rc = 1;
+                    break;
+                }
+            }
+            if (!rc)
+                printf("ok: %s sectors %llu+%llu hold %s\n", path, (unsigned long long)s,
+                       (unsigned long long)n, zero ? "zeros" : "the pattern");
+        }
+    }
+    close(fd);
+    free(want);
+    free(got);
+    return rc;
+}
+
+static struct tf *T;
+static struct tf_opts O;
+
+#define FAILF(...)                                                                                 \
+    do {                                                                                           \
+        printf("FAIL: " __VA_ARGS__);                                                              \
+        printf("\n");                                                                              \
+        fflush(stdout);                                                                            \
+        exit(1);                                                                                   \
+    } while (0)
+
+static void need(int argc, int i, int n, const char *cmd)
+{
+    if (i + n >= argc)
+        FAILF("%s needs %d argument(s)", cmd, n);
+}
+
+static void do_rw(int op, uint64_t s, uint64_t n, uint64_t seed, bool zero)
+{
+    unsigned char *want = malloc(n * TF_SECTOR), *buf = calloc(n, TF_SECTOR);
+    if (!want || !buf)
+        FAILF("out of memory");
+    if (zero)
+        memset(want, 0, n * TF_SECTOR);
+    else
+        tf_pattern(want, s, n, seed);
+    if (op == BLKIF_OP_WRITE) {
+        if (tf_rw(T, op, s, n, want) < 0)
+            FAILF("write %llu+%llu: %s", (unsigned long long)s, (unsigned long long)n, T->err);
+        printf("ok: wrote %llu+%llu seed %llu\n", (unsigned long long)s, (unsigned long long)n,
+               (unsigned long long)seed);
+    } else {
+        if (tf_rw(T, op, s, n, buf) < 0)
+            FAILF("read %llu+%llu: %s", (unsigned long long)s, (unsigned long long)n, T->err);
+        for (uint64_t k = 0; k < n; k++)
+            if (memcmp(want + k * TF_SECTOR, buf + k * TF_SECTOR, TF_SECTOR))
+                FAILF("read %llu+%llu: sector %llu holds the wrong data", (unsigned long long)s,
+                      (unsigned long long)n, (unsigned long long)(s + k));
+        printf("ok: read %llu+%llu verified (%s)\n", (unsigned long long)s, (unsigned long long)n,
+               zero ? "zeros" : "pattern");
+    }
+    free(want);
+    free(buf);
+}
+
+static void expect_status(const char *what, int got, int want)
+{
+    if (got == -100)
+        FAILF("%s: %s", what, T->err);
+    if (got != want)
+        FAILF("%s: status %d, want %d", what, got, want);
+    printf("ok: %s -> status %d\n", what, got);
+}
+
+static void bad(const char *kind)
+{
+    int want;
+    int got = tbad_send(T, kind, 64, &want);
+    if (got == -101)
+        FAILF("unknown bad request kind '%s'", kind);
+    char what[64];
+    snprintf(what, sizeof(what), "bad request %s", kind);
+    expect_status(what, got, want);
+}
+
+static void garbage_index(void)
+{
+    struct tf_queue *q = &T->q[0];
+    q->fr.sring->req_prod = q->fr.req_prod_pvt + 100000;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    xenevtchn_notify(T->xce, q->port);
+    int st =
+        tf_wait_state(T, T->be, 1u << XenbusStateClosing | 1u << XenbusStateClosed, O.timeout_ms);
+    if (st < 0)
+        FAILF("garbage index: backend did not close: %s", T->err);
+    printf("ok: garbage index -> backend state %d\n", st);
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static uint64_t pending_id;
+
+static void push_flush(void)
+{
+    blkif_request_t req = {.operation = BLKIF_OP_FLUSH_DISKCACHE, .id = T->next_id++};
+    pending_id = req.id;
+    tf_push(T, 0, &req);
+}
+
+static void corrupt(unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        push_flush();
+        blkif_response_t rsp;
+        if (tf_next_response(T, 0, O.timeout_ms, &rsp) != 1)
+            FAILF("corrupt: no answer: %s", T->err);
+        bool bad_status = rsp.status != BLKIF_RSP_OKAY && rsp.status != BLKIF_RSP_ERROR &&
+                          rsp.status != BLKIF_RSP_EOPNOTSUPP;
+        if (rsp.id == pending_id && !bad_status)
+            FAILF("corrupt: answer %u of %u is valid (id %#llx status %d)", k + 1, n,
+                  (unsigned long long)rsp.id, rsp.status);
+        printf("ok: corrupt answer: id %s, status %d\n", rsp.id == pending_id ? "right" : "wrong",
+               rsp.status);
+    }
+}
+
+static void no_answer(unsigned ms)
+{
+    push_flush();
+    blkif_response_t rsp;
+    int r = tf_next_response(T, 0, ms, &rsp);
+    if (r != 0)
+        FAILF("no-answer: answered within %u ms (id %#llx)", ms, (unsigned long long)rsp.id);
+    printf("ok: no answer for %u ms\n", ms);
+}
+
+static void await_answer(unsigned ms)
+{
+    blkif_response_t rsp;
+    if (tf_next_response(T, 0, ms, &rsp) != 1)
+        FAILF("await-answer: nothing within %u ms", ms);
+    if (rsp.id != pending_id || rsp.status != BLKIF_RSP_OKAY)
+        FAILF("await-answer: id %#llx status %d, want %#llx and 0", (unsigned long long)rsp.id,
+              rsp.status, (unsigned long long)pending_id);
+    printf("ok: the pending request was answered\n");
+}
+
+static void latency_at_least(unsigned ms)
+{
+    uint64_t t0 = mono_ms();
+    expect_status("flush", tf_simple(T, BLKIF_OP_FLUSH_DISKCACHE), BLKIF_RSP_OKAY);
+    uint64_t took = mono_ms() - t0;
+    if (took < ms)
+        FAILF("latency-at-least: answered in %llu ms, want >= %u", (unsigned long long)took, ms);
+    printf("ok: answered after %llu ms\n", (unsigned long long)took);
+}
+
+static void run(int argc, char **argv, int i)
+{
+    for (; i < argc; i++) {
+        const char *c = argv[i];
+        if (!strcmp(c, "connect")) {
+            if (tf_connect(T, &O) < 0)
+                FAILF("connect: %s", T->err);
+            printf("ok: connected (%llu sectors, %u queue(s), order %u, indirect max %u, "
+                   "persistent %d/%d)\n",
+                   (unsigned long long)T->sectors, T->nq, O.order, T->max_indirect, O.persistent,
+                   T->be_persistent);
+        } else if (!strcmp(c, "reconnect")) {
+            if (tf_reconnect(T) < 0)
+                FAILF("reconnect: %s", T->err);
+            printf("ok: reconnected\n");
+        } else if (!strcmp(c, "await-restart")) {
+            if (tf_wait_state(T, T->be, 1u << XenbusStateInitWait, O.timeout_ms) < 0)
+                FAILF("await-restart: %s", T->err);
+            tf_drop(T);
+            if (tf_write_state(T, XenbusStateInitialising) < 0 || tf_connect(T, &O) < 0)
+                FAILF("await-restart: reconnect: %s", T->err);
+            printf("ok: backend restarted; reconnected\n");
+        } else if (!strcmp(c, "close")) {
+            if (tf_close(T) < 0)
+                FAILF("close: %s", T->err);
+            printf("ok: closed\n");
+        } else if (!strcmp(c, "drop")) {
+            tf_drop(T);
+            printf("ok: dropped the connection\n");
+        } else if (!strcmp(c, "write") || !strcmp(c, "read")) {
+            need(argc, i, 3, c);
+            do_rw(c[0] == 'w' ? BLKIF_OP_WRITE : BLKIF_OP_READ, num(argv[i + 1]), num(argv[i + 2]),
+                  num(argv[i + 3]), false);
+            i += 3;
+        } else if (!strcmp(c, "readzero")) {
+            need(argc, i, 2, c);
+            do_rw(BLKIF_OP_READ, num(argv[i + 1]), num(argv[i + 2]), 0, true);
+            i += 2;
+        } else if (!strcmp(c, "flush")) {
+            expect_status("flush", tf_simple(T, BLKIF_OP_FLUSH_DISKCACHE), BLKIF_RSP_OKAY);
+        } else if (!strcmp(c, "barrier")) {
+            expect_status("barrier", tf_simple(T, BLKIF_OP_WRITE_BARRIER), BLKIF_RSP_OKAY);
+        } else if (!strcmp(c, "discard")) {
+            need(argc, i, 2, c);
+            expect_status("discard", tf_discard(T, num(argv[i + 1]), num(argv[i + 2])),
+                          BLKIF_RSP_OKAY);
+            i += 2;
+        } else if (!strcmp(c, "expect")) {
+            need(argc, i, 2, c);
+            const char *op = argv[i + 1];
+            int want = (int)strtol(argv[i + 2], NULL, 0), got;
+            unsigned long long s, n;
+            if (!strcmp(op, "flush"))
+                got = tf_simple(T, BLKIF_OP_FLUSH_DISKCACHE);
+            else if (!strcmp(op, "barrier"))
+                got = tf_simple(T, BLKIF_OP_WRITE_BARRIER);
+            else if (sscanf(op, "discard:%llu:%llu", &s, &n) == 2)
+                got = tf_discard(T, s, n);
+            else if (sscanf(op, "write:%llu:%llu", &s, &n) == 2) {
+                unsigned char *b = calloc(n, TF_SECTOR);
+                got = tf_rw(T, BLKIF_OP_WRITE, s, n, b) == 0 ? 0 : -1;
+                free(b);
+            } else
+                FAILF("expect: unknown op %s", op);
+            expect_status(op, got, want);
+            i += 2;
+        } else if (!strcmp(c, "bad")) {
+            need(argc, i, 1, c);
+            bad(argv[++i]);
+        } else if (!strcmp(c, "bad-all")) {
+            for (const char *const *k = tbad_kinds; *k; k++)
+                bad(*k);
+        } else if (!strcmp(c, "garbage-index")) {
+            garbage_index();
+        } else if (!strcmp(c, "backend-state")) {
+            need(argc, i, 1, c);
+            unsigned st = (unsigned)num(argv[++i]);
+            if (tf_wait_state(T, T->be, 1u << st, O.timeout_ms) < 0)
+                FAILF("backend-state: %s", T->err);
+            printf("ok: backend state %u\n", st);
+        } else if (!strcmp(c, "corrupt")) {
+            need(argc, i, 1, c);
+            corrupt((unsigned)num(argv[++i]));
+        } else if (!strcmp(c, "no-answer")) {
+            need(argc, i, 1, c);
+            no_answer((unsigned)num(argv[++i]));
+        } else if (!strcmp(c, "await-answer")) {
+            need(argc, i, 1, c);
+            await_answer((unsigned)num(argv[++i]));
+        } else if (!strcmp(c, "latency-at-least")) {
+            need(argc, i, 1, c);
+            latency_at_least((unsigned)num(argv[++i]));
+        } else if (!strcmp(c, "wait-file")) {
+            need(argc, i, 1, c);
+            const char *path = argv[++i];
+            uint64_t end = mono_ms() + O.timeout_ms;
+            while (access(path, F_OK) != 0) {
+                if (mono_ms() > end)
+                    FAILF("wait-file %s: not there after %u ms", path, O.timeout_ms);
+                struct timespec ts = {0, 10 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+        } else if (!strcmp(c, "sleep")) {
+            need(argc, i, 1, c);
+            uint64_t ms = num(argv[++i]);
+            struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000};
+            nanosleep(&ts, NULL);
+        } else {
+            FAILF("unknown command '%s'", c);
+        }
+        fflush(stdout);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 6 && (!strcmp(argv[1], "--fill-file") || !strcmp(argv[1], "--check-file")))
+        return file_mode(argv[1][2] == 'f', argv + 2);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    tf_default_opts(&O);
+    static const struct option opts[] = {{"queues", required_argument, NULL, 'q'},
+                                         {"order", required_argument, NULL, 'o'},
+                                         {"write-order", no_argument, NULL, 'w'},
+                                         {"persistent", no_argument, NULL, 'p'},
+                                         {"indirect", no_argument, NULL, 'i'},
+                                         {"seg", required_argument, NULL, 's'},
+                                         {"protocol", required_argument, NULL, 'P'},
+                                         {"timeout", required_argument, NULL, 't'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "+q:o:wpis:P:t:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'q':
+            O.queues = (unsigned)num(optarg);
+            break;
+        case 'o':
+            O.order = (unsigned)num(optarg);
+            break;
+        case 'w':
+            O.write_order = true;
+            break;
+        case 'p':
+            O.persistent = true;
+            break;
+        case 'i':
+            O.indirect = true;
+            break;
+        case 's':
+            if (sscanf(optarg, "%u:%u", &O.seg_first, &O.seg_count) != 2)
+                FAILF("--seg FIRST:COUNT");
+            break;
+        case 'P':
+            O.protocol = optarg;
+            break;
+        case 't':
+            O.timeout_ms = (unsigned)num(optarg) * 1000;
+            break;
+        default:
+            return 2;
+        }
+    }
+    if (optind + 1 > argc) {
+        fprintf(stderr, "usage: blkfront [OPTIONS] FE-DIR CMD...\n");
+        return 2;
+    }
+    T = tf_open(argv[optind]);
+    if (!T)
+        return 1;
+    run(argc, argv, optind + 1);
+    tf_free(T);
+    printf("ok: done\n");
+    return 0;
+}
