@@ -1,0 +1,111 @@
+/* sf_engine.h - the shadow frontend engine: one thread and one poll loop
+ * per device that owns the journal (sf_journal.h), the recovery state
+ * machine (sf_recovery.h) and the xenstore side (sf_xenbus.h), and drives a
+ * device class through its ops table. Callers (any number of threads)
+ * submit a request as a list of journal entries and block until it is done;
+ * while a recovery runs their requests are held (bounded: max_held) and
+ * replayed after it, so that they see a pause, never an error.
+ *
+ * The class knows its ring and its protocol keys; the engine knows neither.
+ * All class ops run on the engine thread.
+ */
+#ifndef SF_ENGINE_H
+#define SF_ENGINE_H
+
+#include "sf_journal.h"
+#include "sf_recovery.h"
+#include "sf_validate.h"
+#include "sf_xenbus.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sf_engine;
+
+enum sf_log_level {
+    SF_LOG_ERR = 0, /* a fault, a failure: the operator should know */
+    SF_LOG_INFO,    /* a state change */
+    SF_LOG_DEBUG,
+};
+
+/* What a class reports about a new connection. */
+struct sf_conn {
+    uint32_t nslots;   /* requests the ring holds at once */
+    bool write_cache;  /* completed changes are durable only after a flush */
+    uint64_t max_data; /* longest SFJ_DATA entry it can issue now (bytes) */
+};
+
+#define SF_CONN_MISMATCH 1 /* connect(): not the device we had */
+
+struct sf_class_ops {
+    const char *name;
+    uint32_t flush_op; /* class op code for an SFJ_FLUSH entry the engine makes */
+    /* The backend is in InitWait: set up the transport (share rings, bind
+     * event channels) for the backend in x, write the transport keys.
+     * 0, or -1 (logged by the class; the engine retries). */
+    int (*setup)(void *cls, struct sfx *x);
+    /* The backend is Connected: read its device properties. first is true
+     * for the very first connection. Returns 0 with *conn filled, or
+     * SF_CONN_MISMATCH (a different device: fatal), or -1 (unusable now). */
+    int (*connect)(void *cls, struct sfx *x, bool first, struct sf_conn *conn);
+    /* Drop the transport: unshare every page, unbind, remove the transport
+     * keys. Never touches the old pages again. Safe to call when down. */
+    void (*teardown)(void *cls, struct sfx *x);
+    /* fd to poll while set up (event channel), or -1. */
+    int (*fd)(void *cls);
+    /* Put one entry on the ring (see sfj_issue_fn). */
+    int (*issue)(void *cls, struct sfj_entry *e, int *status);
+    /* Make issued requests visible to the backend and notify it. */
+    void (*kick)(void *cls);
+    /* Consume responses: check each with sf_engine_check, finish it with
+     * sf_engine_done. On a bad one call sf_engine_fault and return -1 at
+     * once (the transport is gone by then). event: fd() was readable. */
+    int (*harvest)(void *cls, struct sf_engine *eng, bool event);
+    /* One-line description of an entry, for logs. */
+    void (*describe)(void *cls, const struct sfj_entry *e, char *buf, size_t len);
+    const struct sfv_rules *rules;
+};
+
+struct sf_engine_config {
+    const char *device;          /* the device dir (relative to the domain home) */
+    unsigned deadline_ms;        /* a request outstanding this long: the backend hangs */
+    unsigned max_held;           /* caller requests accepted and not done, at most */
+    uint64_t max_retained;       /* bytes of acknowledged, unflushed changes kept */
+    unsigned connect_timeout_ms; /* sf_engine_start waits this long (0: forever) */
+    void (*log)(enum sf_log_level level, const char *line);
+};
+
+/* A new engine for a class instance; nothing runs yet. 0 or -1 (errno). */
+int sf_engine_new(const struct sf_class_ops *ops, void *cls, const struct sf_engine_config *cfg,
+                  struct sf_engine **out);
+/* Connect to xenstore, start the thread, wait for the first connection.
+ * 0, or -1 with errno (ETIMEDOUT, or EIO if the device failed). */
+int sf_engine_start(struct sf_engine *eng);
+/* Stop (flushing what is retained, within the deadline), tear down, free.
+ * NULL-safe; safe on an engine that never started. */
+void sf_engine_free(struct sf_engine *eng);
+
+/* Submit the n entries linked through their q member on list (in order) as
+ * one request and wait for all of them. Returns 0 or an errno value. The
+ * entries belong to the engine from here on. */
+int sf_engine_run(struct sf_engine *eng, struct sf_link *list);
+
+enum sf_state sf_engine_state(struct sf_engine *eng);
+/* Recoveries completed so far. */
+uint64_t sf_engine_recoveries(struct sf_engine *eng);
+
+/* For the class, on the engine thread. */
+/* Check a response copied from the ring; on a bad one, report the fault
+ * (bad-response) and return NULL. */
+struct sfj_entry *sf_engine_check(struct sf_engine *eng, uint64_t id, unsigned op, int status);
+/* Finish an entry sf_engine_check returned: status 0 or an errno value. */
+void sf_engine_done(struct sf_engine *eng, struct sfj_entry *e, int status);
+/* The backend misbehaved or went away: start (or continue) a recovery. */
+void sf_engine_fault(struct sf_engine *eng, enum sf_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sf_engine_log(struct sf_engine *eng, enum sf_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,57 @@
+# shadow-frontends/: the shadow-aware frontends in guests. See shadow-frontends/README.md.
+SF := shadow-frontends
+
+# core/: class-blind journal, validation, recovery state machine, engine.
+SF_CORE_SRCS := $(wildcard $(SF)/core/*.c)
+SF_CORE_LIB := $(LIB)/libunderstudy-sfcore.a
+# blk/: the blkif class and its library API; the nbdkit plugin on top.
+SF_BLK_SRCS := $(filter-out %-plugin.c,$(wildcard $(SF)/blk/*.c))
+SF_BLK_LIB := $(LIB)/libunderstudy-sfblk.a
+SF_BLK_PLUGIN := $(LIB)/nbdkit-understudy-blk-plugin.so
+SF_XEN_LIBS := -lxenstore -lxengnttab -lxenevtchn -lpthread
+
+# Everything here and its tests sees the core and blk headers.
+SF_CPPFLAGS := -I$(SF)/core -I$(SF)/blk
+$(OBJ)/pic/$(SF)/%.o $(OBJ)/$(SF)/%.o: CPPFLAGS += $(SF_CPPFLAGS)
+$(OBJ)/tests/frontends/%.o $(OBJ)/tests/unit/test-sf-%.o: CPPFLAGS += $(SF_CPPFLAGS)
+
+$(SF_CORE_LIB): $(SF_CORE_SRCS:%.c=$(OBJ)/pic/%.o)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(SF_BLK_LIB): $(SF_BLK_SRCS:%.c=$(OBJ)/pic/%.o)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+# nbdkit resolves nbdkit_* from its own executable when it loads the plugin.
+$(SF_BLK_PLUGIN): $(OBJ)/pic/$(SF)/blk/nbdkit-understudy-blk-plugin.o $(SF_BLK_LIB) \
+                  $(SF_CORE_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared $^ -o $@ $(SF_XEN_LIBS)
+
+# Unit tests of the core (tests/unit/test-sf-*.c): pure C, no Xen.
+$(TBIN)/unit/test-sf-%: $(OBJ)/tests/unit/test-sf-%.o $(SF_CORE_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
+
+# Test tools (tests/frontends/): the test blkif backend and the instrumented
+# driver that runs the frontend library without nbdkit.
+SF_TESTBACK_SRCS := $(wildcard tests/frontends/tb_*.c)
+$(TBIN)/frontends/testback: $(SF_TESTBACK_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
+
+$(TBIN)/frontends/blkfe-driver: $(OBJ)/tests/frontends/blkfe-driver.o $(SF_BLK_LIB) \
+                                $(SF_CORE_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
+
+# Preloaded with the sanitizer runtimes into Debian's nbdkit so that ASan initializes before
+# any library constructor; built without sanitizers (see tests/frontends/asan-initfirst.c).
+$(TBIN)/frontends/asan-initfirst.so: tests/frontends/asan-initfirst.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O1 -fPIC -shared -Wl,-z,initfirst $< -o $@
+
+ALL_TARGETS += $(SF_CORE_LIB) $(SF_BLK_LIB) $(SF_BLK_PLUGIN) $(TBIN)/frontends/asan-initfirst.so
+ALL_TARGETS += $(if $(SF_TESTBACK_SRCS),$(TBIN)/frontends/testback)
+ALL_TARGETS += $(if $(wildcard tests/frontends/blkfe-driver.c),$(TBIN)/frontends/blkfe-driver)
