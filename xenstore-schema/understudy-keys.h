@@ -40,4 +40,22 @@
 #define USK_FAULT_SLOW    "slow"    /* delay each response by <count> ms */
 #define USK_FAULT_CRASH   "crash"   /* abort() the backend process */
 
+/* ---- shadowd's status, in dom0's own store, one dir per driver domain:
+ * USK_SD_DIR/<name>/..., written by shadowd, perms n0 (dom0 only) ---- */
+#define USK_SD_DIR "/local/domain/0/data/understudy/shadowd"
+/* One of the USK_SD_STATE_* words. */
+#define USK_SD_STATE            "state"
+#define USK_SD_STATE_UP         "up"
+#define USK_SD_STATE_STARTING   "starting"
+#define USK_SD_STATE_RECOVERING "recovering"
+#define USK_SD_STATE_FAILED     "failed"
+/* The domid now serving (decimal), absent while none does. */
+#define USK_SD_DOMID "domid"
+/* Recoveries completed, decimal. */
+#define USK_SD_RECOVERIES "recoveries"
+/* "detect=<ms> restart=<ms> rewire=<ms> reconnect=<ms> total=<ms>" of the last recovery. */
+#define USK_SD_LAST_RECOVERY "last-recovery"
+/* Why the domain is failed (left down), one line of text; absent otherwise. */
+#define USK_SD_ERROR "error"
+
 #endif

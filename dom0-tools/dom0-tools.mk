@@ -1,0 +1,39 @@
+# dom0-tools/: shadowd (the dom0 watchdog service) and shadowctl (its CLI).
+# See dom0-tools/README.md.
+#   dom0-tools/lib/       text helpers and a string buffer, shared by both
+#   dom0-tools/shadowd/   the daemon; domain drivers drv_xensim.c, drv_libxl.c
+#   dom0-tools/shadowctl/ the CLI and the xenstore schema checker
+D0 := dom0-tools
+D0_CPPFLAGS := -I$(D0)/lib -I$(D0)/shadowd -I$(D0)/shadowctl -I$(XS)
+D0_LIB_SRCS := $(wildcard $(D0)/lib/*.c)
+SHADOWD_SRCS := $(wildcard $(D0)/shadowd/*.c) $(D0_LIB_SRCS)
+# The xensim driver speaks the simulator's control socket through its client.
+SHADOWD_SIM_OBJS := $(OBJ)/$(XS)/ctl_client.o $(OBJ)/$(XS)/msg.o
+SHADOWCTL_SRCS := $(wildcard $(D0)/shadowctl/*.c) $(D0_LIB_SRCS)
+
+$(OBJ)/$(D0)/%.o: CPPFLAGS += $(D0_CPPFLAGS)
+$(OBJ)/tests/dom0/%.o: CPPFLAGS += $(D0_CPPFLAGS)
+
+$(BIN)/shadowd: $(SHADOWD_SRCS:%.c=$(OBJ)/%.o) $(SHADOWD_SIM_OBJS) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(COMMON_LIB) -lxenlight -lxlutil -lxentoollog \
+	    -lxenstore
+
+$(BIN)/shadowctl: $(SHADOWCTL_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(COMMON_LIB) -lxenstore
+
+# ---- tests/dom0: a tiny frontend/backend pair, unit tests ----
+$(TBIN)/dom0/%: $(OBJ)/tests/dom0/%.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(COMMON_LIB) -lxenstore
+
+# Unit tests (T0): run-tests runs every program in $(TBIN)/unit.
+D0_UNIT_DEPS := $(D0_LIB_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/$(D0)/shadowd/conf.o
+D0_UNITS := $(patsubst tests/dom0/unit/%.c,%,$(wildcard tests/dom0/unit/*.c))
+$(TBIN)/unit/dom0-%: $(OBJ)/tests/dom0/unit/%.o $(D0_UNIT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@
+
+ALL_TARGETS += $(BIN)/shadowd $(BIN)/shadowctl $(TBIN)/dom0/tfe $(TBIN)/dom0/tbe $(TBIN)/dom0/xsdev \
+               $(patsubst %,$(TBIN)/unit/dom0-%,$(D0_UNITS))

@@ -1,0 +1,258 @@
+/* detect.c - deciding that a driver domain has failed (DESIGN.md step 1):
+ *
+ *  - death: @releaseDomain (and the driver's own events) make shadowd look
+ *    at each domain; shut down for any reason, dying or gone is a failure;
+ *  - hang: the agent's heartbeat (USK_DRV_HEARTBEAT) has not changed for
+ *    heartbeat-timeout, or never appeared within boot-timeout of a start.
+ *    Only changes count: values are not comparable across domains;
+ *  - a frontend's report (USK_FE_REPORT): guest input, so bounded, parsed,
+ *    acted on at most once per report-interval per device. A guest may get
+ *    a domain that serves only it restarted, report-budget times per
+ *    report-window; a domain shared by several guests needs reports from
+ *    two of them within corroboration-window (death and heartbeat loss need
+ *    no corroboration). */
+#define _GNU_SOURCE
+#include "shadowd.h"
+
+#include "understudy-keys.h"
+#include "xs_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *reason_name(int r)
+{
+    switch (r) {
+    case SD_SHUT_POWEROFF:
+        return "poweroff";
+    case SD_SHUT_REBOOT:
+        return "reboot";
+    case SD_SHUT_SUSPEND:
+        return "suspend";
+    case SD_SHUT_CRASH:
+        return "crash";
+    case SD_SHUT_WATCHDOG:
+        return "watchdog";
+    default:
+        return "unknown";
+    }
+}
+
+void sd_detect_check_dom(struct sd_dom *d)
+{
+    struct sd_drv *drv = d->sd->drv[d->conf->driver];
+    if (!drv || !d->domid || d->state == DS_FAILED || d->startup_pending)
+        return;
+    if (d->state == DS_RECOVERING && d->rec.phase == PH_RESTART)
+        return;
+    struct sd_domstat st;
+    char err[256];
+    if (d->ops->info(drv, d->domid, &st, err, sizeof(err)) < 0) {
+        sd_dlog(d, "cannot look at domain %u: %s", d->domid, err);
+        return;
+    }
+    uint64_t now = sd_now();
+    switch (st.run) {
+    case SD_RUN_RUNNING:
+    case SD_RUN_PAUSED: /* a pause longer than heartbeat-timeout is a hang */
+        return;
+    case SD_RUN_GONE:
+        sd_recover_start(d, RK_FAILURE, SRC_DEATH, now, "domain %u is gone", d->domid);
+        return;
+    case SD_RUN_SHUTDOWN:
+    case SD_RUN_DYING:
+        sd_recover_start(d, RK_FAILURE, SRC_DEATH, st.shutdown_ms ? st.shutdown_ms : now,
+                         "domain %u shut down (reason %s)", d->domid, reason_name(st.reason));
+        return;
+    }
+}
+
+void sd_detect_release(struct sd *sd)
+{
+    for (unsigned i = 0; i < sd->ndoms; i++)
+        sd_detect_check_dom(&sd->doms[i]);
+}
+
+void sd_detect_changed(struct sd *sd, unsigned domid)
+{
+    for (unsigned i = 0; i < sd->ndoms; i++)
+        if (sd->doms[i].domid == domid)
+            sd_detect_check_dom(&sd->doms[i]);
+}
+
+void sd_detect_heartbeat(struct sd_dom *d)
+{
+    if (!d->hb_path[0])
+        return;
+    char *v = xsu_read(d->sd->xs, XBT_NULL, d->hb_path, NULL, sizeof(d->hb_value) - 1);
+    uint64_t n;
+    if (!v || sd_parse_u64(v, UINT64_MAX, &n) < 0) {
+        free(v);
+        return; /* absent or not a number: not a sign of life */
+    }
+    uint64_t now = sd_now();
+    if (strcmp(v, d->hb_value)) {
+        if (!d->hb_seen)
+            sd_dlog(d, "domain %u: agent heartbeat seen, %llu ms after %s", d->domid,
+                    (unsigned long long)(now - d->hb_start_ms),
+                    d->state == DS_UP ? "shadowd started watching" : "its start");
+        snprintf(d->hb_value, sizeof(d->hb_value), "%s", v);
+        d->hb_change_ms = now;
+        d->hb_seen = true;
+    }
+    free(v);
+}
+
+static void prune_reporters(struct sd_dom *d, uint64_t now)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < d->nreporters; i++)
+        if (d->reporters[i].at + d->sd->conf->corroboration_ms > now)
+            d->reporters[k++] = d->reporters[i];
+    d->nreporters = k;
+}
+
+static unsigned guest_triggers(struct sd_dom *d, unsigned guest, uint64_t now)
+{
+    unsigned k = 0, n = 0;
+    for (unsigned i = 0; i < d->ntriggers; i++) {
+        if (d->guest_triggers[i].at + d->sd->conf->report_window_ms <= now)
+            continue;
+        d->guest_triggers[k++] = d->guest_triggers[i];
+        n += d->guest_triggers[i].guest == guest;
+    }
+    d->ntriggers = k;
+    return n;
+}
+
+static void process_report(struct sd_dom *d, struct sd_dev *v, uint64_t now)
+{
+    struct sd *sd = d->sd;
+    v->report_due = false;
+    v->last_report_ms = now;
+    char *val = xsu_read(sd->xs, XBT_NULL, v->fe_path, USK_FE_REPORT, SD_REPORT_MAX);
+    if (!val) {
+        if (errno == EFBIG || errno == EINVAL) {
+            d->n_reports_ignored++;
+            sd_dlog(d, "guest %u: %s/%s is over %d bytes or holds a NUL; ignored", v->fe,
+                    v->fe_path, USK_FE_REPORT, SD_REPORT_MAX);
+        }
+        return;
+    }
+    if (!strcmp(val, v->report)) {
+        free(val);
+        return; /* seen before */
+    }
+    snprintf(v->report, sizeof(v->report), "%s", val);
+    d->devs_dirty = true;
+    struct sd_report r;
+    const char *why = NULL;
+    int prc = sd_parse_report(val, &r, &why);
+    free(val);
+    if (prc < 0) {
+        d->n_reports_ignored++;
+        sd_dlog(d, "guest %u: malformed report on %s %u (%s); ignored", v->fe, v->type, v->devid,
+                why);
+        return;
+    }
+    if (d->state != DS_UP || !v->paired) {
+        return; /* a recovery is already on its way: the report folds into it */
+    }
+    if (!sd_report_is_evidence(r.kind)) {
+        sd_dlog(d, "guest %u reports %s on %s %u: %s (no action: the device came back)", v->fe,
+                sd_report_kind_name(r.kind), v->type, v->devid, r.detail);
+        return;
+    }
+    unsigned only = 0, guests = sd_record_guests(d, &only);
+    if (guests <= 1) {
+        unsigned used = guest_triggers(d, v->fe, now);
+        if (used >= sd->conf->report_budget) {
+            char w[32];
+            d->n_reports_ignored++;
+            sd_format_duration(w, sizeof(w), sd->conf->report_window_ms);
+            sd_dlog(d,
+                    "guest %u reports %s on %s %u, but has used its budget of %u "
+                    "report-triggered recoveries per %s; ignored",
+                    v->fe, sd_report_kind_name(r.kind), v->type, v->devid, sd->conf->report_budget,
+                    w);
+            return;
+        }
+        if (d->ntriggers < SD_MAX_RESTARTS)
+            d->guest_triggers[d->ntriggers++] = (struct sd_reporter){v->fe, now};
+        d->n_reports_accepted++;
+        sd_recover_start(d, RK_FAILURE, SRC_REPORT, now,
+                         "guest %u, its only guest, reports %s on %s %u: %s", v->fe,
+                         sd_report_kind_name(r.kind), v->type, v->devid, r.detail);
+        return;
+    }
+    prune_reporters(d, now);
+    unsigned i = 0;
+    while (i < d->nreporters && d->reporters[i].guest != v->fe)
+        i++;
+    if (i == d->nreporters && d->nreporters < SD_MAX_REPORTERS)
+        d->reporters[d->nreporters++] = (struct sd_reporter){v->fe, now};
+    if (d->nreporters >= 2) {
+        char who[128] = "";
+        uint64_t first = now;
+        for (unsigned k = 0; k < d->nreporters; k++) {
+            size_t l = strlen(who);
+            snprintf(who + l, sizeof(who) - l, "%s%u", k ? ", " : "", d->reporters[k].guest);
+            if (d->reporters[k].at < first)
+                first = d->reporters[k].at;
+        }
+        d->n_reports_accepted++;
+        sd_recover_start(d, RK_FAILURE, SRC_REPORT, first,
+                         "corroborated reports from guests %s (last: %s on %s %u: %s)", who,
+                         sd_report_kind_name(r.kind), v->type, v->devid, r.detail);
+        return;
+    }
+    char w[32];
+    sd_format_duration(w, sizeof(w), sd->conf->corroboration_ms);
+    sd_dlog(d,
+            "guest %u reports %s on %s %u: %s; the domain serves %u guests, so this waits "
+            "for corroboration (death, heartbeat loss, or another guest's report within %s)",
+            v->fe, sd_report_kind_name(r.kind), v->type, v->devid, r.detail, guests, w);
+}
+
+void sd_detect_report(struct sd_dom *d, struct sd_dev *v)
+{
+    uint64_t now = sd_now();
+    if (v->last_report_ms && now < v->last_report_ms + d->sd->conf->report_interval_ms) {
+        v->report_due = true; /* looked at when the interval is over */
+        return;
+    }
+    process_report(d, v, now);
+}
+
+void sd_detect_tick(struct sd_dom *d, uint64_t now)
+{
+    const struct sd_domconf *c = d->conf;
+    if (d->state == DS_FAILED || d->startup_pending)
+        return;
+    for (unsigned i = 0; i < d->ndevs; i++) {
+        struct sd_dev *v = d->devs[i];
+        if (v->report_due && now >= v->last_report_ms + d->sd->conf->report_interval_ms)
+            process_report(d, v, now);
+    }
+    if (d->state == DS_UP && d->streak && now >= d->up_since + c->stable_ms) {
+        sd_dlog(d, "domain %u up for %llu ms: restart backoff reset", d->domid,
+                (unsigned long long)(now - d->up_since));
+        d->streak = 0;
+        d->devs_dirty = true;
+    }
+    bool hb_active =
+        c->heartbeat_timeout_ms && d->domid && (d->state == DS_UP || d->rec.phase != PH_RESTART);
+    if (!hb_active)
+        return;
+    if (d->hb_seen && now > d->hb_change_ms + c->heartbeat_timeout_ms) {
+        sd_recover_start(d, RK_FAILURE, SRC_HEARTBEAT, d->hb_change_ms,
+                         "domain %u: heartbeat lost (unchanged for %llu ms)", d->domid,
+                         (unsigned long long)(now - d->hb_change_ms));
+    } else if (!d->hb_seen && now > d->hb_start_ms + c->boot_timeout_ms) {
+        sd_recover_start(d, RK_FAILURE, SRC_HEARTBEAT, d->hb_start_ms,
+                         "domain %u: no heartbeat within boot-timeout (%llu ms)", d->domid,
+                         (unsigned long long)c->boot_timeout_ms);
+    }
+}

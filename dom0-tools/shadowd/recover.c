@@ -1,0 +1,684 @@
+/* recover.c - the recovery of one driver domain (DESIGN.md, "The recovery
+ * sequence", steps 1, 3, 4 and 6), as a state machine driven by the loop:
+ *
+ *   UP --failure--> RECOVERING/restart --created--> rewire --all written-->
+ *   reconnect --every frontend back, or reconnect-timeout--> UP
+ *
+ * restart waits out the backoff, checks the budget, destroys what is left of
+ * the failed domain and creates a new one; a failure of the new domain
+ * before the recovery is over folds into it (back to restart, one more
+ * attempt). Past the budget the domain is FAILED: left down and reported.
+ * Every phase change is persisted first, so a restarted shadowd resumes it. */
+#define _GNU_SOURCE
+#include "shadowd.h"
+
+#include "understudy-keys.h"
+#include "xs_util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RECONNECT_POLL_MS 250 /* re-check frontends between their events */
+#define REWIRE_RETRY_MS   100
+#define REWIRE_MAX_TRIES  5
+#define STARTUP_RETRY_MS  1000
+
+static const char *const phase_names[] = {"restart", "rewire", "reconnect"};
+static const char *const kind_names[] = {"start", "failure", "planned"};
+
+const char *sd_phase_name(enum sd_phase p)
+{
+    return (unsigned)p < 3 ? phase_names[p] : "?";
+}
+
+const char *sd_kind_name(enum sd_rkind k)
+{
+    return (unsigned)k < 3 ? kind_names[k] : "?";
+}
+
+const char *sd_state_name(const struct sd_dom *d)
+{
+    switch (d->state) {
+    case DS_UP:
+        return USK_SD_STATE_UP;
+    case DS_RECOVERING:
+        return d->rec.kind == RK_START ? USK_SD_STATE_STARTING : USK_SD_STATE_RECOVERING;
+    default:
+        return USK_SD_STATE_FAILED;
+    }
+}
+
+static unsigned restarts_in_window(struct sd_dom *d, uint64_t now)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < d->nrestarts; i++) /* keep those inside the window */
+        if (d->restarts[i] + d->conf->restart_window_ms > now)
+            d->restarts[k++] = d->restarts[i];
+    d->nrestarts = k;
+    return k;
+}
+
+bool sd_budget_ok(struct sd_dom *d, uint64_t now)
+{
+    return restarts_in_window(d, now) < d->conf->restart_budget;
+}
+
+uint64_t sd_backoff_ms(const struct sd_dom *d)
+{
+    if (d->streak == 0)
+        return d->conf->restart_delay_ms;
+    uint64_t b = d->conf->backoff_initial_ms;
+    for (unsigned i = 1; i < d->streak && b < d->conf->backoff_max_ms; i++)
+        b *= 2;
+    return b < d->conf->backoff_max_ms ? b : d->conf->backoff_max_ms;
+}
+
+static void note_restart(struct sd_dom *d, uint64_t now)
+{
+    restarts_in_window(d, now);
+    if (d->nrestarts == SD_MAX_RESTARTS) {
+        memmove(d->restarts, d->restarts + 1, (SD_MAX_RESTARTS - 1) * sizeof(d->restarts[0]));
+        d->nrestarts--;
+    }
+    d->restarts[d->nrestarts++] = now;
+    d->streak++;
+    d->n_restarts++;
+    d->devs_dirty = true;
+}
+
+static unsigned paired_count(const struct sd_dom *d)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < d->ndevs; i++)
+        n += d->devs[i]->paired;
+    return n;
+}
+
+static void clear_dev_flags(struct sd_dom *d)
+{
+    for (unsigned i = 0; i < d->ndevs; i++) {
+        struct sd_dev *v = d->devs[i];
+        v->rewired = v->reconnected = v->shadow_aware = v->base_unknown = v->gave_up = false;
+        v->rewire_tries = 0;
+        v->rec_base = 0;
+    }
+}
+
+static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint64_t end)
+{
+    struct sd_recovery *r = &d->rec;
+    struct sd_hist h = {0};
+    snprintf(h.domain, sizeof(h.domain), "%s", d->conf->name);
+    h.id = r->id;
+    h.kind = r->kind;
+    h.ok = ok;
+    snprintf(h.reason, sizeof(h.reason), "%s", r->reason);
+    snprintf(h.outcome, sizeof(h.outcome), "%s", outcome);
+    h.old_domid = r->old_domid;
+    h.new_domid = r->new_domid;
+    h.attempts = r->attempts;
+    for (unsigned i = 0; i < d->ndevs; i++) {
+        h.devices += d->devs[i]->rewired;
+        h.reconnected += d->devs[i]->reconnected;
+    }
+    uint64_t t_restarted = r->t_restarted ? r->t_restarted : end;
+    uint64_t t_rewired = r->t_rewired ? r->t_rewired : end;
+    h.detect_ms = r->t_detect - r->t_evidence;
+    h.restart_ms = t_restarted - r->t_detect;
+    h.rewire_ms = t_rewired - t_restarted;
+    h.reconnect_ms = end - t_rewired;
+    h.total_ms = end - r->t_evidence;
+    h.wall = (uint64_t)time(NULL);
+    if (r->kind == RK_START && ok)
+        return; /* a first start is not a recovery */
+    sd_hist_add(d->sd, &h);
+    sd_persist_history_append(d->sd, &h);
+    if (ok) {
+        d->phase_sum[0] += h.detect_ms;
+        d->phase_sum[1] += h.restart_ms;
+        d->phase_sum[2] += h.rewire_ms;
+        d->phase_sum[3] += h.reconnect_ms;
+        d->phase_count++;
+        snprintf(d->last_recovery, sizeof(d->last_recovery),
+                 "detect=%llu restart=%llu rewire=%llu reconnect=%llu total=%llu",
+                 (unsigned long long)h.detect_ms, (unsigned long long)h.restart_ms,
+                 (unsigned long long)h.rewire_ms, (unsigned long long)h.reconnect_ms,
+                 (unsigned long long)h.total_ms);
+    }
+}
+
+/* Past the budget: leave it down (for inspection) and say so loudly. */
+static void fail_dom(struct sd_dom *d, const char *why)
+{
+    uint64_t now = sd_now();
+    snprintf(d->error, sizeof(d->error), "%s", why);
+    sd_dlog(d,
+            "recovery %u: GIVING UP: %s; the domain is left down and its %u devices are "
+            "without a backend. Fix the cause, then: shadowctl restart %s",
+            d->rec.id, why, paired_count(d), d->conf->name);
+    d->n_failures++;
+    record_history(d, false, why, now);
+    d->state = DS_FAILED;
+    d->domid = d->rec.old_domid;
+    sd_store_watch_dom(d);
+    sd_persist_drop_rec(d);
+    d->devs_dirty = true;
+    sd_store_publish(d);
+}
+
+void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
+                      uint64_t evidence_ms, const char *fmt, ...)
+{
+    char why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    uint64_t now = sd_now();
+    struct sd_recovery *r = &d->rec;
+    if (d->state == DS_FAILED && kind != RK_PLANNED)
+        return;
+    if (d->state == DS_RECOVERING) {
+        if (r->phase == PH_RESTART)
+            return; /* already on it */
+        /* The new domain failed before the recovery was over. */
+        sd_dlog(d, "recovery %u: new domain %u failed during %s: %s; restarting it again", r->id,
+                r->new_domid, sd_phase_name(r->phase), why);
+        size_t l = strlen(r->reason);
+        if (l + 12 < sizeof(r->reason))
+            sd_strfmt(r->reason + l, sizeof(r->reason) - l, "; then %s", why);
+        r->old_domid = r->new_domid;
+        r->new_domid = 0;
+        r->phase = PH_RESTART;
+        r->destroyed = false;
+        r->t_restarted = r->t_rewired = 0;
+        r->next_try_ms = now + sd_backoff_ms(d);
+        clear_dev_flags(d);
+        sd_persist_save_rec(d);
+        sd_store_publish(d);
+        return;
+    }
+    memset(r, 0, sizeof(*r));
+    r->id = ++d->next_rec_id;
+    r->kind = kind;
+    r->phase = PH_RESTART;
+    snprintf(r->reason, sizeof(r->reason), "%s", why);
+    r->old_domid = d->domid;
+    r->t_detect = now;
+    r->t_evidence = evidence_ms && evidence_ms <= now ? evidence_ms : now;
+    if (kind == RK_PLANNED) {
+        d->streak = 0;
+        d->nrestarts = 0; /* the operator takes the budget into their hands */
+        r->next_try_ms = now;
+    } else if (kind == RK_START) {
+        r->next_try_ms = now;
+    } else {
+        r->next_try_ms = now + sd_backoff_ms(d);
+    }
+    d->state = DS_RECOVERING;
+    d->error[0] = 0;
+    if ((unsigned)src < 4 && kind != RK_START)
+        d->n_detect[src]++;
+    clear_dev_flags(d);
+    if (kind == RK_START)
+        sd_dlog(d, "starting the driver domain: %s", why);
+    else
+        sd_dlog(d,
+                "recovery %u: detect: %s; %u devices of %u guests to rewire (%llu ms after "
+                "the first sign)",
+                r->id, why, paired_count(d), sd_record_guests(d, NULL),
+                (unsigned long long)(r->t_detect - r->t_evidence));
+    sd_persist_save_rec(d);
+    sd_store_publish(d);
+}
+
+/* The new domain exists: on to rewiring. */
+static void created(struct sd_dom *d, unsigned domid)
+{
+    struct sd_recovery *r = &d->rec;
+    uint64_t now = sd_now();
+    if (r->kind != RK_START)
+        note_restart(d, now); /* a first start is not a restart */
+    r->attempts++;
+    r->new_domid = domid;
+    r->t_restarted = now;
+    r->phase = PH_REWIRE;
+    r->rewire_next = 0;
+    d->domid = domid;
+    d->hb_start_ms = now;
+    sd_store_watch_dom(d);
+    sd_dlog(d, "recovery %u: restart: domain %u created (attempt %u) - %llu ms", r->id, domid,
+            r->attempts, (unsigned long long)(now - r->t_detect));
+    d->devs_dirty = true;
+    sd_persist_save_devs(d);
+    sd_persist_save_rec(d);
+    sd_store_publish(d);
+}
+
+static void attempt_failed(struct sd_dom *d, const char *what, const char *err)
+{
+    uint64_t now = sd_now();
+    note_restart(d, now); /* a failed start counts against the budget too */
+    d->rec.attempts++;
+    d->rec.next_try_ms = now + sd_backoff_ms(d);
+    sd_dlog(d, "recovery %u: restart: %s failed: %s; next try in %llu ms", d->rec.id, what, err,
+            (unsigned long long)(d->rec.next_try_ms - now));
+}
+
+void sd_recover_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned domid,
+                        const char *err)
+{
+    struct sd_recovery *r = &d->rec;
+    if (d->state != DS_RECOVERING || r->phase != PH_RESTART || !r->op_pending)
+        return;
+    r->op_pending = false;
+    if (op == SD_OP_DESTROY) {
+        if (rc < 0) {
+            attempt_failed(d, "destroying the old domain", err ? err : "?");
+            return;
+        }
+        r->destroyed = true;
+        r->next_try_ms = sd_now();
+    } else if (rc < 0) {
+        attempt_failed(d, "creating the domain", err ? err : "?");
+    } else {
+        created(d, domid);
+    }
+}
+
+static void step_restart(struct sd_dom *d, uint64_t now)
+{
+    struct sd_recovery *r = &d->rec;
+    struct sd_drv *drv = d->sd->drv[d->conf->driver];
+    char err[256] = "";
+    if (r->op_pending || now < r->next_try_ms)
+        return;
+    if (!drv) {
+        r->next_try_ms = now + STARTUP_RETRY_MS;
+        return;
+    }
+    if (!sd_budget_ok(d, now)) {
+        char why[200], w[32];
+        sd_format_duration(w, sizeof(w), d->conf->restart_window_ms);
+        sd_strfmt(why, sizeof(why), "restart budget exhausted: %u restarts within %s (%s)",
+                  d->conf->restart_budget, w, r->reason);
+        fail_dom(d, why);
+        return;
+    }
+    if (!r->destroyed) {
+        if (r->old_domid) {
+            struct sd_domstat st;
+            if (d->ops->info(drv, r->old_domid, &st, err, sizeof(err)) < 0) {
+                attempt_failed(d, "looking at the old domain", err);
+                return;
+            }
+            if (st.run != SD_RUN_GONE) {
+                int rc = d->ops->destroy(drv, r->old_domid, d, err, sizeof(err));
+                if (rc < 0) {
+                    attempt_failed(d, "destroying the old domain", err);
+                    return;
+                }
+                if (rc == SD_DRV_PENDING) {
+                    r->op_pending = true;
+                    return;
+                }
+            }
+        }
+        r->destroyed = true;
+    }
+    /* A domain of our name left over (a restarted shadowd, an operator)? */
+    unsigned other;
+    if (d->ops->find(drv, d->conf->name, &other, err, sizeof(err)) == 0) {
+        struct sd_domstat st;
+        if (d->ops->info(drv, other, &st, err, sizeof(err)) == 0 &&
+            (st.run == SD_RUN_RUNNING || st.run == SD_RUN_PAUSED) && other != r->old_domid) {
+            sd_dlog(d, "recovery %u: restart: adopting domain %u, already running under our name",
+                    r->id, other);
+            created(d, other);
+            return;
+        }
+        if (d->ops->destroy(drv, other, d, err, sizeof(err)) < 0) {
+            attempt_failed(d, "destroying a leftover domain of the same name", err);
+            return;
+        }
+    }
+    unsigned domid = 0;
+    int rc = d->ops->create(drv, d->conf, d, &domid, err, sizeof(err));
+    if (rc < 0)
+        attempt_failed(d, "creating the domain", err);
+    else if (rc == SD_DRV_PENDING)
+        r->op_pending = true;
+    else
+        created(d, domid);
+}
+
+static void finish(struct sd_dom *d, const char *why_partial)
+{
+    struct sd_recovery *r = &d->rec;
+    uint64_t now = sd_now();
+    unsigned n = 0, ok = 0;
+    for (unsigned i = 0; i < d->ndevs; i++) {
+        struct sd_dev *v = d->devs[i];
+        n += v->rewired;
+        ok += v->reconnected;
+    }
+    char outcome[160];
+    if (why_partial)
+        snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected; %s", ok, n, why_partial);
+    else
+        snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected", ok, n);
+    if (r->kind != RK_START || n)
+        sd_dlog(d, "recovery %u: reconnect: %s - %llu ms", r->id, outcome,
+                (unsigned long long)(now - r->t_rewired));
+    record_history(d, ok == n, outcome, now);
+    if (r->kind != RK_START) {
+        d->n_recoveries++;
+        sd_dlog(d, "recovery %u: done in %llu ms (%s), domain %u -> %u after %u restart(s)", r->id,
+                (unsigned long long)(now - r->t_evidence), d->last_recovery, r->old_domid,
+                r->new_domid, r->attempts);
+    } else {
+        sd_dlog(d, "driver domain %u is up", d->domid);
+    }
+    /* What the frontends reported during the recovery is answered. */
+    for (unsigned i = 0; i < d->ndevs; i++) {
+        struct sd_dev *v = d->devs[i];
+        char *rep = xsu_read(d->sd->xs, XBT_NULL, v->fe_path, USK_FE_REPORT, SD_REPORT_MAX);
+        snprintf(v->report, sizeof(v->report), "%s", rep ? rep : "");
+        free(rep);
+        v->report_due = false;
+    }
+    d->nreporters = 0;
+    clear_dev_flags(d);
+    d->state = DS_UP;
+    d->up_since = now;
+    d->scan_due = true;
+    d->devs_dirty = true;
+    sd_persist_drop_rec(d);
+    sd_persist_save_devs(d);
+    sd_store_publish(d);
+}
+
+static bool all_reconnected(const struct sd_dom *d)
+{
+    for (unsigned i = 0; i < d->ndevs; i++) {
+        const struct sd_dev *v = d->devs[i];
+        if (v->rewired && !v->reconnected && !v->gave_up)
+            return false;
+    }
+    return true;
+}
+
+static void check_reconnect(struct sd_dom *d, struct sd_dev *v)
+{
+    if (!v->rewired || v->reconnected || v->gave_up)
+        return;
+    if (sd_rewire_reconnected(d, v, d->rec.new_domid)) {
+        v->reconnected = true;
+        sd_dlog(d, "recovery %u: %s %u of guest %u reconnected%s%s", d->rec.id, v->type, v->devid,
+                v->fe, v->fe_last[0] ? ": " : "", v->fe_last);
+    }
+}
+
+void sd_recover_fe_event(struct sd_dom *d, struct sd_dev *v)
+{
+    if (d->state != DS_RECOVERING || d->rec.phase != PH_RECONNECT)
+        return;
+    check_reconnect(d, v);
+    if (all_reconnected(d))
+        finish(d, NULL);
+}
+
+static void step_rewire(struct sd_dom *d, uint64_t now)
+{
+    struct sd_recovery *r = &d->rec;
+    if (now < r->next_try_ms)
+        return;
+    unsigned done = 0;
+    while (r->rewire_next < d->ndevs && done < SD_REWIRE_CHUNK) {
+        struct sd_dev *v = d->devs[r->rewire_next];
+        if (!v->paired || v->rewired) {
+            r->rewire_next++;
+            continue;
+        }
+        if (sd_rewire_dev(d, v, r->new_domid) < 0) {
+            if (++v->rewire_tries < REWIRE_MAX_TRIES) {
+                r->next_try_ms = now + REWIRE_RETRY_MS;
+                return;
+            }
+            sd_dlog(d, "recovery %u: rewire: giving up on %s %u of guest %u after %u tries", r->id,
+                    v->type, v->devid, v->fe, v->rewire_tries);
+            r->rewire_next++;
+            continue;
+        }
+        v->rewired = true;
+        r->rewire_next++;
+        done++;
+    }
+    if (r->rewire_next < d->ndevs) {
+        sd_persist_save_rec(d); /* what is rewired so far */
+        return;
+    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < d->ndevs; i++)
+        n += d->devs[i]->rewired;
+    r->t_rewired = now;
+    r->phase = PH_RECONNECT;
+    r->deadline = now + d->conf->reconnect_timeout_ms;
+    if (r->kind != RK_START || n)
+        sd_dlog(d, "recovery %u: rewire: %u devices rewired to domain %u - %llu ms", r->id, n,
+                r->new_domid, (unsigned long long)(now - r->t_restarted));
+    d->devs_dirty = true;
+    sd_persist_save_rec(d);
+    sd_store_publish(d);
+    for (unsigned i = 0; i < d->ndevs; i++)
+        check_reconnect(d, d->devs[i]);
+    if (all_reconnected(d))
+        finish(d, NULL);
+}
+
+void sd_recover_tick(struct sd_dom *d, uint64_t now)
+{
+    if (d->state != DS_RECOVERING)
+        return;
+    switch (d->rec.phase) {
+    case PH_RESTART:
+        step_restart(d, now);
+        break;
+    case PH_REWIRE:
+        step_rewire(d, now);
+        break;
+    case PH_RECONNECT:
+        if (now >= d->rec.deadline) {
+            char w[32], why[96];
+            sd_format_duration(w, sizeof(w), d->conf->reconnect_timeout_ms);
+            snprintf(why, sizeof(why), "the others did not within reconnect-timeout %s", w);
+            finish(d, why);
+            break;
+        }
+        for (unsigned i = 0; i < d->ndevs; i++)
+            check_reconnect(d, d->devs[i]);
+        if (all_reconnected(d))
+            finish(d, NULL);
+        break;
+    }
+}
+
+uint64_t sd_dom_wake(const struct sd_dom *d)
+{
+    uint64_t w = UINT64_MAX, now = sd_now();
+#define AT(t)                                                                                      \
+    do {                                                                                           \
+        if ((t) < w)                                                                               \
+            w = (t);                                                                               \
+    } while (0)
+    if (d->startup_pending)
+        AT(d->startup_retry_ms);
+    if (d->state == DS_FAILED)
+        return w;
+    if (d->scan_due)
+        AT(now);
+    if (d->state == DS_UP)
+        AT(d->next_scan_ms);
+    const struct sd_domconf *c = d->conf;
+    bool hb_active =
+        c->heartbeat_timeout_ms && d->domid && (d->state == DS_UP || d->rec.phase != PH_RESTART);
+    if (hb_active)
+        AT(d->hb_seen ? d->hb_change_ms + c->heartbeat_timeout_ms + 1
+                      : d->hb_start_ms + c->boot_timeout_ms + 1);
+    for (unsigned i = 0; i < d->ndevs; i++)
+        if (d->devs[i]->report_due)
+            AT(d->devs[i]->last_report_ms + d->sd->conf->report_interval_ms);
+    if (d->state == DS_UP && d->streak)
+        AT(d->up_since + c->stable_ms);
+    if (d->state == DS_RECOVERING) {
+        switch (d->rec.phase) {
+        case PH_RESTART:
+            if (!d->rec.op_pending)
+                AT(d->rec.next_try_ms);
+            break;
+        case PH_REWIRE:
+            AT(d->rec.next_try_ms > now ? d->rec.next_try_ms : now);
+            break;
+        case PH_RECONNECT:
+            AT(d->rec.deadline);
+            AT(now + RECONNECT_POLL_MS);
+            break;
+        }
+    }
+#undef AT
+    return w;
+}
+
+/* ---- startup: resume, adopt, or start ---- */
+
+static void resume(struct sd_dom *d)
+{
+    struct sd_recovery *r = &d->rec;
+    struct sd_drv *drv = d->sd->drv[d->conf->driver];
+    char err[256];
+    uint64_t now = sd_now();
+    d->state = DS_RECOVERING;
+    if (r->id >= d->next_rec_id)
+        d->next_rec_id = r->id;
+    sd_dlog(d,
+            "resuming recovery %u (%s) at %s, old domain %u, new domain %u: shadowd was "
+            "restarted",
+            r->id, r->reason, sd_phase_name(r->phase), r->old_domid, r->new_domid);
+    if (r->phase == PH_RESTART) {
+        r->destroyed = false;
+        r->op_pending = false;
+        r->next_try_ms = now;
+        d->domid = r->old_domid;
+        sd_store_publish(d);
+        return;
+    }
+    struct sd_domstat st;
+    if (d->ops->info(drv, r->new_domid, &st, err, sizeof(err)) < 0 ||
+        (st.run != SD_RUN_RUNNING && st.run != SD_RUN_PAUSED)) {
+        sd_dlog(d, "recovery %u: new domain %u is no longer running; restarting again", r->id,
+                r->new_domid);
+        r->old_domid = r->new_domid;
+        r->new_domid = 0;
+        r->phase = PH_RESTART;
+        r->destroyed = false;
+        r->next_try_ms = now + sd_backoff_ms(d);
+        clear_dev_flags(d);
+        d->domid = r->old_domid;
+        sd_persist_save_rec(d);
+        sd_store_publish(d);
+        return;
+    }
+    d->domid = r->new_domid;
+    d->hb_start_ms = now;
+    sd_store_watch_dom(d);
+    if (r->phase == PH_REWIRE) {
+        r->rewire_next = 0; /* rewiring is idempotent: done devices are skipped */
+        r->next_try_ms = now;
+    } else {
+        r->deadline = now + d->conf->reconnect_timeout_ms;
+        for (unsigned i = 0; i < d->ndevs; i++)
+            if (!d->devs[i]->rewired && d->devs[i]->paired) {
+                /* rewired before the crash, its baseline not saved */
+                d->devs[i]->rewired = true;
+                d->devs[i]->base_unknown = true;
+            }
+    }
+    sd_store_publish(d);
+}
+
+void sd_recover_startup(struct sd_dom *d)
+{
+    struct sd_drv *drv = d->sd->drv[d->conf->driver];
+    char err[256] = "";
+    uint64_t now = sd_now();
+    d->startup_pending = false;
+    if (!drv) {
+        d->startup_pending = true;
+        d->startup_retry_ms = now + STARTUP_RETRY_MS;
+        return;
+    }
+    bool found_rec = false;
+    if (sd_persist_load_rec(d, &found_rec) == 0 && found_rec) {
+        resume(d);
+        return;
+    }
+    unsigned domid;
+    if (d->ops->find(drv, d->conf->name, &domid, err, sizeof(err)) < 0) {
+        if (errno != ENOENT) {
+            sd_dlog(d, "cannot look for the domain: %s; retrying", err);
+            d->startup_pending = true;
+            d->startup_retry_ms = now + STARTUP_RETRY_MS;
+            return;
+        }
+        unsigned recorded = d->domid;
+        d->domid = 0;
+        if (paired_count(d))
+            sd_recover_start(d, RK_FAILURE, SRC_DEATH, now,
+                             "domain %u is gone (found at shadowd start)", recorded);
+        else
+            sd_recover_start(d, RK_START, SRC_PLANNED, now, "not running");
+        return;
+    }
+    struct sd_domstat st;
+    if (d->ops->info(drv, domid, &st, err, sizeof(err)) < 0) {
+        sd_dlog(d, "cannot look at domain %u: %s; retrying", domid, err);
+        d->startup_pending = true;
+        d->startup_retry_ms = now + STARTUP_RETRY_MS;
+        return;
+    }
+    if (st.run != SD_RUN_RUNNING && st.run != SD_RUN_PAUSED) {
+        d->domid = domid;
+        if (paired_count(d))
+            sd_recover_start(d, RK_FAILURE, SRC_DEATH, st.shutdown_ms,
+                             "domain %u found shut down at shadowd start (reason %d)", domid,
+                             st.reason);
+        else
+            sd_recover_start(d, RK_START, SRC_PLANNED, now,
+                             "domain %u found shut down; starting afresh", domid);
+        return;
+    }
+    if (d->domid && d->domid != domid && paired_count(d)) {
+        /* Replaced while shadowd was away: its new incarnation has no backends. */
+        unsigned old = d->domid;
+        d->domid = domid;
+        sd_recover_start(d, RK_FAILURE, SRC_DEATH, now,
+                         "domain %u was replaced by domain %u while shadowd was down", old, domid);
+        d->rec.old_domid = old;
+        d->rec.destroyed = true;
+        created(d, domid);
+        return;
+    }
+    d->domid = domid;
+    d->state = DS_UP;
+    d->up_since = now;
+    d->hb_start_ms = now;
+    d->scan_due = true;
+    d->devs_dirty = true;
+    sd_store_watch_dom(d);
+    sd_dlog(d, "adopted running domain %u (%u recorded devices)", domid, paired_count(d));
+    sd_store_publish(d);
+}

@@ -1,0 +1,208 @@
+/* status.c - what `shadowctl status` and `shadowctl history` print: the
+ * driver domains, their devices and recoveries, as a table or as JSON. */
+#define _GNU_SOURCE
+#include "sbuf.h"
+#include "shadowd.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+void sd_hist_add(struct sd *sd, const struct sd_hist *h)
+{
+    sd->hist[sd->hist_next] = *h;
+    sd->hist_next = (sd->hist_next + 1) % SD_HISTORY;
+    if (sd->nhist < SD_HISTORY)
+        sd->nhist++;
+}
+
+/* The i-th remembered recovery, oldest first. */
+static const struct sd_hist *hist_at(const struct sd *sd, unsigned i)
+{
+    return &sd->hist[(sd->hist_next + SD_HISTORY - sd->nhist + i) % SD_HISTORY];
+}
+
+static const struct sd_hist *last_of(const struct sd *sd, const char *name)
+{
+    for (unsigned i = sd->nhist; i-- > 0;)
+        if (!strcmp(hist_at(sd, i)->domain, name))
+            return hist_at(sd, i);
+    return NULL;
+}
+
+static unsigned in_window(const struct sd_dom *d, uint64_t now)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < d->nrestarts; i++)
+        n += d->restarts[i] + d->conf->restart_window_ms > now;
+    return n;
+}
+
+static unsigned paired(const struct sd_dom *d)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < d->ndevs; i++)
+        n += d->devs[i]->paired;
+    return n;
+}
+
+void sd_status_text(struct sd *sd, struct sbuf *b)
+{
+    uint64_t now = sd_now();
+    sbuf_printf(b, "%-12s %-7s %-10s %5s %7s %6s %8s %10s  %s\n", "DOMAIN", "DRIVER", "STATE",
+                "DOMID", "DEVICES", "GUESTS", "RESTARTS", "RECOVERIES", "LAST RECOVERY (ms)");
+    for (unsigned i = 0; i < sd->ndoms; i++) {
+        struct sd_dom *d = &sd->doms[i];
+        char domid[16];
+        snprintf(domid, sizeof(domid), d->domid ? "%u" : "-", d->domid);
+        sbuf_printf(b, "%-12s %-7s %-10s %5s %7u %6u %8llu %10llu  %s\n", d->conf->name,
+                    sd_driver_name(d->conf->driver), sd_state_name(d), domid, paired(d),
+                    sd_record_guests(d, NULL), (unsigned long long)d->n_restarts,
+                    (unsigned long long)d->n_recoveries,
+                    d->last_recovery[0] ? d->last_recovery : "-");
+    }
+    for (unsigned i = 0; i < sd->ndoms; i++) {
+        struct sd_dom *d = &sd->doms[i];
+        sbuf_printf(b, "\n%s:", d->conf->name);
+        if (d->conf->heartbeat_timeout_ms && d->domid)
+            sbuf_printf(b, " heartbeat %s", d->hb_seen ? "" : "not seen yet");
+        if (d->conf->heartbeat_timeout_ms && d->domid && d->hb_seen)
+            sbuf_printf(b, "%llu ms ago", (unsigned long long)(now - d->hb_change_ms));
+        sbuf_printf(b, "; restarts in window %u of %u; backoff streak %u\n", in_window(d, now),
+                    d->conf->restart_budget, d->streak);
+        if (d->state == DS_RECOVERING)
+            sbuf_printf(b,
+                        "  recovery %u (%s): phase %s, attempt %u, old domain %u, new %u, "
+                        "%llu ms so far\n    reason: %s\n",
+                        d->rec.id, sd_kind_name(d->rec.kind), sd_phase_name(d->rec.phase),
+                        d->rec.attempts, d->rec.old_domid, d->rec.new_domid,
+                        (unsigned long long)(now - d->rec.t_evidence), d->rec.reason);
+        if (d->state == DS_FAILED)
+            sbuf_printf(b, "  FAILED, left down: %s\n", d->error);
+        for (unsigned k = 0; k < d->ndevs; k++) {
+            const struct sd_dev *v = d->devs[k];
+            sbuf_printf(b, "  %s %u of guest %u  %s  %s, %u toolstack keys, generation %llu\n",
+                        v->type, v->devid, v->fe, v->fe_path, v->paired ? "recorded" : "unpaired",
+                        v->nkv, (unsigned long long)v->generation);
+        }
+    }
+}
+
+static void json_phases(struct sbuf *b, const struct sd_hist *h)
+{
+    sbuf_printf(b,
+                "{\"id\":%u,\"kind\":\"%s\",\"ok\":%s,\"detect_ms\":%llu,\"restart_ms\":%llu,"
+                "\"rewire_ms\":%llu,\"reconnect_ms\":%llu,\"total_ms\":%llu,"
+                "\"old_domid\":%u,\"new_domid\":%u,\"attempts\":%u,\"devices\":%u,"
+                "\"reconnected\":%u,\"time\":%llu,\"reason\":",
+                h->id, sd_kind_name(h->kind), h->ok ? "true" : "false",
+                (unsigned long long)h->detect_ms, (unsigned long long)h->restart_ms,
+                (unsigned long long)h->rewire_ms, (unsigned long long)h->reconnect_ms,
+                (unsigned long long)h->total_ms, h->old_domid, h->new_domid, h->attempts,
+                h->devices, h->reconnected, (unsigned long long)h->wall);
+    sbuf_json(b, h->reason);
+    sbuf_printf(b, ",\"outcome\":");
+    sbuf_json(b, h->outcome);
+    sbuf_printf(b, ",\"domain\":");
+    sbuf_json(b, h->domain);
+    sbuf_printf(b, "}");
+}
+
+void sd_status_json(struct sd *sd, struct sbuf *b)
+{
+    uint64_t now = sd_now();
+    sbuf_printf(b, "{\"uptime_ms\":%llu,\"domains\":[", (unsigned long long)(now - sd->started_ms));
+    for (unsigned i = 0; i < sd->ndoms; i++) {
+        struct sd_dom *d = &sd->doms[i];
+        sbuf_printf(b, "%s{\"name\":", i ? "," : "");
+        sbuf_json(b, d->conf->name);
+        sbuf_printf(b, ",\"driver\":\"%s\",\"state\":\"%s\",\"domid\":%u,",
+                    sd_driver_name(d->conf->driver), sd_state_name(d), d->domid);
+        sbuf_printf(b, "\"heartbeat\":{\"checked\":%s,\"seen\":%s,\"age_ms\":%lld},",
+                    d->conf->heartbeat_timeout_ms ? "true" : "false", d->hb_seen ? "true" : "false",
+                    d->hb_seen ? (long long)(now - d->hb_change_ms) : -1LL);
+        sbuf_printf(b,
+                    "\"restarts\":%llu,\"restarts_in_window\":%u,\"restart_budget\":%u,"
+                    "\"streak\":%u,\"recoveries\":%llu,\"failures\":%llu,"
+                    "\"reports_accepted\":%llu,\"reports_ignored\":%llu,\"guests\":%u,",
+                    (unsigned long long)d->n_restarts, in_window(d, now), d->conf->restart_budget,
+                    d->streak, (unsigned long long)d->n_recoveries,
+                    (unsigned long long)d->n_failures, (unsigned long long)d->n_reports_accepted,
+                    (unsigned long long)d->n_reports_ignored, sd_record_guests(d, NULL));
+        sbuf_printf(b, "\"error\":");
+        if (d->state == DS_FAILED)
+            sbuf_json(b, d->error);
+        else
+            sbuf_printf(b, "null");
+        sbuf_printf(b, ",\"recovery\":");
+        if (d->state == DS_RECOVERING) {
+            sbuf_printf(b,
+                        "{\"id\":%u,\"kind\":\"%s\",\"phase\":\"%s\",\"old_domid\":%u,"
+                        "\"new_domid\":%u,\"attempts\":%u,\"elapsed_ms\":%llu,\"reason\":",
+                        d->rec.id, sd_kind_name(d->rec.kind), sd_phase_name(d->rec.phase),
+                        d->rec.old_domid, d->rec.new_domid, d->rec.attempts,
+                        (unsigned long long)(now - d->rec.t_evidence));
+            sbuf_json(b, d->rec.reason);
+            sbuf_printf(b, "}");
+        } else {
+            sbuf_printf(b, "null");
+        }
+        sbuf_printf(b, ",\"last_recovery\":");
+        const struct sd_hist *h = last_of(sd, d->conf->name);
+        if (h)
+            json_phases(b, h);
+        else
+            sbuf_printf(b, "null");
+        sbuf_printf(b, ",\"devices\":[");
+        for (unsigned k = 0; k < d->ndevs; k++) {
+            const struct sd_dev *v = d->devs[k];
+            sbuf_printf(b, "%s{\"type\":", k ? "," : "");
+            sbuf_json(b, v->type);
+            sbuf_printf(b, ",\"guest\":%u,\"devid\":%u,\"frontend\":", v->fe, v->devid);
+            sbuf_json(b, v->fe_path);
+            sbuf_printf(b, ",\"recorded\":%s,\"generation\":%llu,\"keys\":{",
+                        v->paired ? "true" : "false", (unsigned long long)v->generation);
+            for (unsigned j = 0; j < v->nkv; j++) {
+                sbuf_printf(b, "%s", j ? "," : "");
+                sbuf_json(b, v->kv[j].k);
+                sbuf_printf(b, ":");
+                sbuf_json(b, v->kv[j].v);
+            }
+            sbuf_printf(b, "}}");
+        }
+        sbuf_printf(b, "]}");
+    }
+    sbuf_printf(b, "]}\n");
+}
+
+void sd_history_text(struct sd *sd, struct sbuf *b, bool json)
+{
+    if (json) {
+        sbuf_printf(b, "[");
+        for (unsigned i = 0; i < sd->nhist; i++) {
+            sbuf_printf(b, "%s", i ? "," : "");
+            json_phases(b, hist_at(sd, i));
+        }
+        sbuf_printf(b, "]\n");
+        return;
+    }
+    if (!sd->nhist)
+        sbuf_printf(b, "no recoveries yet\n");
+    for (unsigned i = 0; i < sd->nhist; i++) {
+        const struct sd_hist *h = hist_at(sd, i);
+        char when[32];
+        time_t t = (time_t)h->wall;
+        struct tm tm;
+        if (!localtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+            snprintf(when, sizeof(when), "?");
+        sbuf_printf(b,
+                    "%s %s #%u %s %s: detect %llu + restart %llu + rewire %llu + reconnect %llu "
+                    "= %llu ms; domain %u -> %u, %u restart(s), %u/%u devices back\n"
+                    "    why: %s\n    outcome: %s\n",
+                    when, h->domain, h->id, sd_kind_name(h->kind), h->ok ? "ok" : "FAILED",
+                    (unsigned long long)h->detect_ms, (unsigned long long)h->restart_ms,
+                    (unsigned long long)h->rewire_ms, (unsigned long long)h->reconnect_ms,
+                    (unsigned long long)h->total_ms, h->old_domid, h->new_domid, h->attempts,
+                    h->reconnected, h->devices, h->reason, h->outcome);
+    }
+}

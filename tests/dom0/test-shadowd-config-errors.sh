@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# shadowd -n checks a config file and exits, like relayd -n: every mistake
+# gets its own "FILE:LINE: message" and exit status 1; a good file prints
+# "configuration OK" (with -v, the config as understood, top-level defaults
+# applied). The libxl driver's check parses the operator's xl config with
+# libxlutil, without Xen.
+source "$(dirname "$0")/../functions.sh"
+SHADOWD=$BUILD/bin/shadowd
+C=$TEST_TMP/s.conf
+X=$TEST_TMP/drv.cfg
+
+# bad WANT-REGEX LINE...: a config of LINE... must fail -n with WANT on stderr.
+bad() {
+    local want=$1 out
+    shift
+    printf '%s\n' "$@" >"$C"
+    local rc=0
+    out=$("$SHADOWD" -n -c "$C" 2>&1) || rc=$?
+    [ $rc -ne 0 ] || fail "accepted, want '$want':
+$(cat -n "$C")"
+    [ $rc -eq 1 ] || fail "exit status $rc, want 1"
+    echo "$out" | grep -qE -- "$want" || fail "want '$want', got:
+$out
+for:
+$(cat -n "$C")"
+}
+dom() {
+    printf 'domain d {\n driver xensim\n command /bin/sleep 1000\n'
+    [ $# -eq 0 ] || printf '%s\n' "$@"
+    printf '}\n'
+}
+
+bad "^$C:1: unknown option 'bogus'" "bogus 1" "$(dom)"
+bad "^$C:1: domain 'd' has no driver" "domain d {" "}"
+bad "^$C:2: unknown driver 'kvm' \(known: xensim, libxl\)" "domain d {" " driver kvm" "}"
+bad "^$C:1: domain 'd' \(xensim\) has no 'command'" "domain d {" " driver xensim" "}"
+bad "^$C:1: domain 'd': command /no/such/agent: No such file" "domain d {" " driver xensim" \
+    " command /no/such/agent" "}"
+bad "^$C:4: 'heartbeat-timeout': '3' is not a duration \(a number with ms, s, m or h; or off\)" \
+    "domain d {" " driver xensim" " command /bin/true" " heartbeat-timeout 3" "}"
+bad "^$C:4: 'state-dir' is a global option" "domain d {" " driver xensim" " command /bin/true" \
+    " state-dir /tmp" "}"
+bad "^$C:1: 'command' belongs inside a domain block" "command /bin/true" "$(dom)"
+bad "^$C:5: domain 'd' declared twice \(first at $C:1\)" "$(dom)" "$(dom)"
+out=$("$SHADOWD" -n -c "$C" 2>&1)
+expect_eq "errors for a refused block" "$(echo "$out" | wc -l)" 1
+bad "^$C:3: end of file inside domain 'd' \(opened at line 1\): missing '\}'" "domain d {" \
+    " driver xensim" " command /bin/true"
+bad "^$C:1: unterminated quoted string" 'state-dir "/tmp' "$(dom)"
+bad "^$C:1: unknown escape" 'state-dir "/t\q"' "$(dom)"
+bad "^$C:1: 'state-dir' must be an absolute path, not 'var/lib'" "state-dir var/lib" "$(dom)"
+bad "^$C:4: 'xl-config' is for the libxl driver; domain 'd' uses xensim" "$(dom " xl-config /x.cfg")"
+bad "^$C:1: domain 'd' \(libxl\) has no 'xl-config'" "domain d {" " driver libxl" "}"
+bad "^$C:1: domain 'd': backoff-initial is longer than backoff-max" \
+    "$(dom " backoff-initial 1m" " backoff-max 10s")"
+bad "^$C:4: 'restart-budget': '100' is not a whole number from 0 to 64" "$(dom " restart-budget 100")"
+bad "^$C:1: no domain blocks: nothing to watch over" "state-dir /tmp"
+bad "^$C:1: domain name '5': use 1 to 63 of" "domain 5 {" "}"
+bad "^$C:1: expected: domain NAME \{" "domain d" "}"
+bad "^$C:2: domain blocks do not nest" "domain d {" "domain e {" "}" "}"
+bad "^$C:5: 'restart-delay' given twice in domain d \(first at line 4\)" \
+    "$(dom " restart-delay 1s" " restart-delay 2s")"
+bad "^$C:1: '\}' without an open domain block" "}" "$(dom)"
+bad "^$C:4: 'env' takes NAME=VALUE, not 'FOO'" "$(dom " env FOO")"
+bad "^$C:1: 'ignore-backend-key': 'a\*b' is not a key name" "ignore-backend-key a*b" "$(dom)"
+bad "^$C:2: 'report-window' must be more than 0" "state-dir /tmp" "report-window 0s" "$(dom)"
+# Every mistake is reported, not just the first.
+printf '%s\n' "bogus 1" "domain d {" " driver xensim" " command /bin/true" " frob 2" \
+    " heartbeat-timeout soon" "}" "run-dir relative" >"$C"
+out=$("$SHADOWD" -n -c "$C" 2>&1) && fail "accepted a config with four mistakes"
+expect_eq "errors reported" "$(echo "$out" | grep -c "^$C:")" 4
+"$SHADOWD" -n -c "$TEST_TMP/none.conf" 2>&1 | grep -q "none.conf: cannot open: No such file" ||
+    fail "missing file"
+# Without -n, a bad config stops shadowd at once.
+printf 'bogus 1\n' >"$C"
+"$SHADOWD" -c "$C" >/dev/null 2>&1 && fail "shadowd ran with a bad config"
+
+# A good file; top-level domain options are defaults.
+printf '%s\n' "# comment" "state-dir /var/lib/x   # trailing comment" 'heartbeat-timeout 2s' \
+    "domain d {" " driver xensim" ' command /bin/sleep "10 00"' " env A=b" "}" \
+    "domain e {" " driver xensim" " command /bin/true" " heartbeat-timeout off" "}" >"$C"
+out=$("$SHADOWD" -n -v -c "$C") || fail "good config refused: $out"
+echo "$out" | grep -q "^$C: configuration OK (2 driver domains)$" || fail "no OK line: $out"
+echo "$out" | grep -q '^    command "/bin/sleep" "10 00"$' || fail "quoting: $out"
+expect_eq "default applied" "$(echo "$out" | sed -n '/^domain d/,/^}/p' | grep -c 'heartbeat-timeout 2s')" 1
+expect_eq "override kept" "$(echo "$out" | sed -n '/^domain e/,/^}/p' | grep -c 'heartbeat-timeout off')" 1
+echo "$out" | grep -q "^    restart-budget 5$" || fail "built-in default"
+
+# The libxl driver: the xl config is parsed by libxlutil, mistakes with their line.
+printf '%s\n' 'name = "drv"' 'type = "pvh"' 'kernel = "/boot/vmlinuz"' 'memory = 512' \
+    'vcpus = 2' 'driver_domain = 1' \
+    "disk = [ 'format=raw, vdev=xvda, access=rw, target=/var/lib/drv.img' ]" \
+    "vif = [ 'bridge=xenbr0,mac=00:16:3e:00:00:01,rate=10Mb/s' ]" 'on_crash = "preserve"' >"$X"
+printf '%s\n' "domain drv {" " driver libxl" " xl-config $X" "}" >"$C"
+out=$("$SHADOWD" -n -c "$C" 2>&1) || fail "good xl config refused: $out"
+printf '%s\n' 'name = "drv"' 'kernel = "/k"' 'frobnicate = 1' >"$X"
+bad "^$X:3: 'frobnicate' is not supported by shadowd's libxl driver" "domain drv {" " driver libxl" \
+    " xl-config $X" "}"
+printf '%s\n' 'name = "other"' 'kernel = "/k"' >"$X"
+bad "name = \"other\", but shadowd's config calls this domain 'drv'" "domain drv {" \
+    " driver libxl" " xl-config $X" "}"
+printf '%s\n' 'name = "drv"' 'kernel = "/k"' "disk = [ 'vdev=xvda, bogus=1' ]" >"$X"
+bad "^$C:1: domain 'drv': xl-config $X is not usable" "domain drv {" " driver libxl" \
+    " xl-config $X" "}"
+printf '%s\n' 'name = "drv"' 'kernel = "/k"' 'memory = = 3' >"$X"
+bad "$X:3" "domain drv {" " driver libxl" " xl-config $X" "}"
+printf '%s\n' 'name = "drv"' 'type = "pv"' >"$X"
+bad "a pv domain needs kernel" "domain drv {" " driver libxl" " xl-config $X" "}"
+printf '%s\n' 'name = "drv"' 'kernel = "/k"' "vif = [ 'mac=zz:16:3e:00:00:01' ]" >"$X"
+bad "bad mac 'zz:16:3e:00:00:01'" "domain drv {" " driver libxl" " xl-config $X" "}"
+exit 0
