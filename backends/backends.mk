@@ -47,3 +47,13 @@ ALL_TARGETS += $(TBIN)/backends/blkfront $(TBIN)/backends/blkhostile \
 # bench/blkbench.c (built by bench/bench.mk) drives blkback through the test frontend.
 $(OBJ)/bench/blkbench.o: CPPFLAGS += $(BE_CPPFLAGS) -I$(TBE)
 $(O)/bench/blkbench: $(TFRONT_OBJS)
+
+# ---- netback: the netif class (backends/net) ----
+NETBACK_SRCS := $(wildcard backends/net/*.c)
+$(OBJ)/backends/%.o: CPPFLAGS += -Ibackends/net
+
+$(BIN)/netback: $(NETBACK_SRCS:%.c=$(OBJ)/%.o) $(BE_CORE_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(BE_XEN_LIBS) $(COMMON_LIB)
+
+ALL_TARGETS += $(BIN)/netback

@@ -1,0 +1,178 @@
+/* nb.h - netback's device, queue and packet objects, shared by the files
+ * of backends/net/. See backends/README.md for the design.
+ */
+#ifndef NB_H
+#define NB_H
+
+#include "be.h"
+#include "nb_credit.h"
+#include "nb_mcast.h"
+#include "nb_txcheck.h"
+#include "nb_vnet.h"
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NB_MAX_QUEUES 4u
+#define NB_RING_SIZE  __CONST_RING_SIZE(netif_tx, NB_PAGE_SIZE) /* 256, rx too */
+#define NB_VNET_HDR   sizeof(struct virtio_net_hdr)
+/* Packets handled in one pass over a ring, each direction. */
+#define NB_BATCH 64u
+/* Staging memory per queue and direction: a pass stops when the next
+ * largest packet would not fit. */
+#define NB_STAGE_BYTES (512u << 10)
+/* The largest frame read from the TAP (64 KiB of GSO payload plus headers). */
+#define NB_RX_MAX_FRAME (65536u + 256u)
+#define NB_TX_MAX_FRAME 65536u
+
+struct nb_config {
+    uint8_t mac[6];                 /* the guest's MAC, from "mac" */
+    char bridge[IFNAMSIZ];          /* from "bridge" */
+    char ifname[IFNAMSIZ];          /* "vifname", else vif<fe>.<devid> */
+    unsigned mtu;                   /* "mtu", default 1500 */
+    uint64_t rate_bytes, rate_usec; /* "rate"; 0: unlimited */
+};
+
+/* The TAP device: one fd per queue (IFF_MULTI_QUEUE), attached to the bridge. */
+struct nb_tap {
+    char name[IFNAMSIZ];
+    char bridge[IFNAMSIZ]; /* the bridge it was added to */
+    int fd[NB_MAX_QUEUES];
+    unsigned nfd;
+    int ifindex;
+    bool bridged;
+};
+
+/* A received frame waiting for rx buffers, or being copied into them. */
+struct nb_rxpkt {
+    uint8_t *data; /* in the queue's rx staging memory */
+    unsigned len;
+    unsigned need;       /* ring slots: data slots, plus one for a GSO extra */
+    unsigned first;      /* ring index of its first slot (once slots are taken) */
+    unsigned seg0, nseg; /* its grant copy segments */
+    struct nb_rxmeta meta;
+};
+
+/* A guest packet of the current tx pass. */
+struct nb_txq_pkt {
+    struct nb_txpkt p;
+    unsigned slot0;      /* index of its first slot in the queue's slot copy */
+    uint8_t *buf;        /* NB_VNET_HDR, then the frame, in tx staging memory */
+    unsigned seg0, nseg; /* its grant copy segments */
+};
+
+/* A delayed push of responses ("slow" fault): up to idx, at due_ms. */
+struct nb_delay {
+    RING_IDX idx;
+    uint64_t due_ms;
+};
+#define NB_MAX_DELAYS 64u
+
+struct nb_dev;
+
+struct nb_queue {
+    struct nb_dev *d;
+    unsigned idx;
+    struct be_ring txr, rxr;   /* rxr is bound only with split event channels */
+    struct be_ring *rx_notify; /* the channel rx events go out on */
+    netif_tx_back_ring_t tx;
+    netif_rx_back_ring_t rx;
+    bool attached; /* tx and rx are set up */
+    bool broken;   /* the frontend broke the protocol on this queue; not served */
+    int fd;        /* its TAP queue */
+    bool watched;  /* fd is in the loop */
+
+    uint64_t kick_timer; /* more work, after the loop's other events */
+
+    /* tx pass */
+    RING_IDX tx_seen; /* req_prod when a packet's slots were found incomplete */
+    netif_tx_request_t slots[NB_RING_SIZE]; /* copy of the unconsumed requests */
+    struct nb_txq_pkt tpk[NB_BATCH];
+    xengnttab_grant_copy_segment_t tseg[NB_RING_SIZE];
+    uint8_t *tstage;
+
+    /* rx pass */
+    struct nb_rxpkt held; /* read from the TAP, waiting for buffers (held.len != 0) */
+    struct nb_rxpkt rpk[NB_BATCH];
+    uint16_t rx_ids[NB_RING_SIZE]; /* ids of the requests taken, by ring index */
+    xengnttab_grant_copy_segment_t rseg[NB_RING_SIZE];
+    uint8_t *rstage;
+
+    /* "slow": pushes not yet due, per ring */
+    struct nb_delay tdelay[NB_MAX_DELAYS], rdelay[NB_MAX_DELAYS];
+    unsigned ntdelay, nrdelay;
+};
+
+struct nb_dev {
+    struct be_dev *be;
+    struct nb_config cfg;
+    struct nb_tap tap;
+
+    /* The connection. */
+    unsigned nq;
+    struct nb_queue *q;
+    struct nb_rxcaps caps;
+    bool split;
+    bool mcast_filter; /* request-multicast-control, sampled at connect */
+    struct nb_mcast mcast;
+    struct nb_credit credit;
+    uint64_t credit_timer; /* tx waits for credit */
+
+    /* Injected faults. */
+    bool hang;
+    uint64_t hang_timer;
+    unsigned slow_ms;
+    uint64_t delay_timer;
+    uint64_t corrupt_left, corrupted;
+
+    /* Counters, logged at disconnect. */
+    uint64_t tx_pkts, tx_bytes, tx_err, rx_pkts, rx_bytes, rx_err;
+    uint64_t rx_drop_big, rx_drop_mcast, rx_drop_bad, mcast_ops;
+};
+
+/* nb_config.c: toolstack keys. */
+int nb_config_read(struct nb_dev *d);
+
+/* nb_publish.c */
+int nb_publish(struct be_dev *be, xs_transaction_t t);
+
+/* nb_connect.c */
+int nb_connect(struct be_dev *be);
+void nb_disconnect(struct be_dev *be);
+/* Watch (or stop watching) a queue's TAP fd. */
+void nb_queue_watch(struct nb_queue *q, bool on);
+
+/* nb_tap.c: the TAP device. On failure, msg says what failed. */
+int nb_tap_open(struct nb_tap *t, const struct nb_config *c, unsigned nq, unsigned offloads,
+                char *msg, size_t msglen);
+void nb_tap_close(struct nb_tap *t);
+/* Is the bridge there? 0, or -1 with errno. */
+int nb_tap_bridge_exists(const char *bridge);
+
+/* nb_tx.c: guest transmit. */
+void nb_tx_run(struct nb_queue *q);
+/* nb_rx.c: guest receive. */
+void nb_rx_run(struct nb_queue *q);
+
+/* nb_run.c: scheduling. */
+/* Run both directions of every queue (after a fault ends, credit returns...). */
+void nb_run_all(struct nb_dev *d);
+/* Run q again once the loop has served its other events. */
+void nb_kick(struct nb_queue *q);
+void nb_unkick(struct nb_queue *q);
+/* A queue's shared ring is broken: stop serving it, device Closing. */
+void nb_queue_broken(struct nb_queue *q, const char *what, RING_IDX prod, RING_IDX ours);
+uint64_t nb_now_us(void);
+
+/* nb_fault.c: injected faults. */
+void nb_fault(struct be_dev *be, const struct be_fault *f);
+/* Corrupt a response if asked: returns true if it did. */
+bool nb_fault_corrupt_tx(struct nb_dev *d, netif_tx_response_t *rsp);
+bool nb_fault_corrupt_rx(struct nb_dev *d, netif_rx_response_t *rsp);
+/* Make the responses written so far visible (now, or later under "slow"). */
+void nb_push_tx(struct nb_queue *q);
+void nb_push_rx(struct nb_queue *q);
+void nb_fault_stop(struct nb_dev *d);
+
+#endif
