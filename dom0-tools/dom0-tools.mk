@@ -1,7 +1,7 @@
 # dom0-tools/: shadowd (the dom0 watchdog service) and shadowctl (its CLI).
 # See dom0-tools/README.md.
 #   dom0-tools/lib/       text helpers and a string buffer, shared by both
-#   dom0-tools/shadowd/   the daemon; domain drivers drv_xensim.c, drv_libxl.c
+#   dom0-tools/shadowd/   the daemon; domain drivers drv_xensim.c, drv_libxl.c, drv_libvirt.c
 #   dom0-tools/shadowctl/ the CLI and the xenstore schema checker
 D0 := dom0-tools
 D0_CPPFLAGS := -I$(D0)/lib -I$(D0)/shadowd -I$(D0)/shadowctl -I$(XS)
@@ -11,13 +11,19 @@ SHADOWD_SRCS := $(wildcard $(D0)/shadowd/*.c) $(D0_LIB_SRCS)
 SHADOWD_SIM_OBJS := $(OBJ)/$(XS)/ctl_client.o $(OBJ)/$(XS)/msg.o
 SHADOWCTL_SRCS := $(wildcard $(D0)/shadowctl/*.c) $(D0_LIB_SRCS)
 
+# The libvirt driver: libvirt, and libxml2 to read the operator's domain XML.
+D0_LIBVIRT_CFLAGS := $(shell pkg-config --cflags libvirt libxml-2.0)
+D0_LIBVIRT_LIBS := $(shell pkg-config --libs libvirt libxml-2.0)
+
 $(OBJ)/$(D0)/%.o: CPPFLAGS += $(D0_CPPFLAGS)
+$(OBJ)/$(D0)/shadowd/drv_libvirt.o $(OBJ)/$(D0)/shadowd/lvevent.o $(OBJ)/$(D0)/shadowd/lvxml.o: \
+    CPPFLAGS += $(D0_LIBVIRT_CFLAGS)
 $(OBJ)/tests/dom0/%.o: CPPFLAGS += $(D0_CPPFLAGS)
 
 $(BIN)/shadowd: $(SHADOWD_SRCS:%.c=$(OBJ)/%.o) $(SHADOWD_SIM_OBJS) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(COMMON_LIB) -lxenlight -lxlutil -lxentoollog \
-	    -lxenstore
+	    -lxenstore $(D0_LIBVIRT_LIBS)
 
 $(BIN)/shadowctl: $(SHADOWCTL_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
@@ -34,6 +40,11 @@ D0_UNITS := $(patsubst tests/dom0/unit/%.c,%,$(wildcard tests/dom0/unit/*.c))
 $(TBIN)/unit/dom0-%: $(OBJ)/tests/dom0/unit/%.o $(D0_UNIT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
+
+# The domain-XML unit test links the XML reader and libxml2.
+$(TBIN)/unit/dom0-lvxml_test: $(OBJ)/tests/dom0/unit/lvxml_test.o $(OBJ)/$(D0)/shadowd/lvxml.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(D0_LIBVIRT_LIBS)
 
 ALL_TARGETS += $(BIN)/shadowd $(BIN)/shadowctl $(TBIN)/dom0/tfe $(TBIN)/dom0/tbe $(TBIN)/dom0/xsdev \
                $(patsubst %,$(TBIN)/unit/dom0-%,$(D0_UNITS))

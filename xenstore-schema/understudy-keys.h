@@ -57,5 +57,14 @@
 #define USK_SD_LAST_RECOVERY "last-recovery"
 /* Why the domain is failed (left down), one line of text; absent otherwise. */
 #define USK_SD_ERROR "error"
+/* With `standby on`: the warm standby, one of the USK_SD_STANDBY_* words;
+ * absent without a standby configured. */
+#define USK_SD_STANDBY         "standby"
+#define USK_SD_STANDBY_NONE    "none"    /* none now (one is booted once the domain is up) */
+#define USK_SD_STANDBY_BOOTING "booting" /* created, heartbeat not seen yet */
+#define USK_SD_STANDBY_READY   "ready"   /* promoted at the next failure */
+#define USK_SD_STANDBY_FAILED  "failed"  /* past its restart budget: failures restart cold */
+/* The standby's domid (decimal); absent while there is none. */
+#define USK_SD_STANDBY_DOMID "standby-domid"
 
 #endif

@@ -284,6 +284,36 @@ static void check_shadowd(struct ck *c)
                  st);
         free(st);
         want_decimal(c, dir, USK_SD_DOMID, 0x7FEF, false);
+        want_decimal(c, dir, USK_SD_STANDBY_DOMID, 0x7FEF, false);
+        char *sb = rd(c, dir, USK_SD_STANDBY, 64);
+        if (sb && strcmp(sb, USK_SD_STANDBY_NONE) && strcmp(sb, USK_SD_STANDBY_BOOTING) &&
+            strcmp(sb, USK_SD_STANDBY_READY) && strcmp(sb, USK_SD_STANDBY_FAILED))
+            viol(c, xsu_path(path, sizeof(path), dir, USK_SD_STANDBY),
+                 "'%s' is not a standby state word", sb);
+        free(sb);
+        char *sbid = rd(c, dir, USK_SD_STANDBY_DOMID, 16);
+        uint64_t id;
+        if (sbid && sd_parse_u64(sbid, 0x7FEF, &id) == 0) {
+            /* A standby serves nothing until it is promoted. */
+            char bk[64];
+            snprintf(bk, sizeof(bk), "/local/domain/%llu/backend", (unsigned long long)id);
+            unsigned nt;
+            char **types = ls(c, bk, &nt);
+            for (unsigned t = 0; types && t < nt; t++) {
+                char tdir[160];
+                unsigned ng;
+                snprintf(tdir, sizeof(tdir), "%s/%s", bk, types[t]);
+                char **gs = ls(c, tdir, &ng);
+                if (gs && ng)
+                    viol(c, tdir,
+                         "backend dirs under the standby domain %llu (a standby serves "
+                         "nothing)",
+                         (unsigned long long)id);
+                free(gs);
+            }
+            free(types);
+        }
+        free(sbid);
         want_decimal(c, dir, USK_SD_RECOVERIES, UINT64_MAX, false);
         char *lr = rd(c, dir, USK_SD_LAST_RECOVERY, 256);
         if (lr) {

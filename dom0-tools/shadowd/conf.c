@@ -25,7 +25,9 @@ enum otype {
     O_DUR,    /* a duration */
     O_DUROFF, /* a duration or "off" (0) */
     O_UINT,   /* decimal in [min, max] */
-    O_DRIVER, /* xensim | libxl */
+    O_DRIVER, /* xensim | libxl | libvirt */
+    O_ONOFF,  /* on | off */
+    O_STR,    /* one word of printable ASCII */
     O_KEYS,   /* key patterns, repeatable, appended */
 };
 
@@ -55,11 +57,14 @@ static const struct opt opts[] = {
     {"report-interval", O_DUR, S_GLOBAL, G(report_interval_ms), 0, 0, SD_DRIVER_NONE},
     {"corroboration-window", O_DUR, S_GLOBAL, G(corroboration_ms), 1, 0, SD_DRIVER_NONE},
     {"ignore-backend-key", O_KEYS, S_GLOBAL, 0, 0, 0, SD_DRIVER_NONE},
+    {"libvirt-uri", O_STR, S_GLOBAL, G(libvirt_uri), 0, 0, SD_DRIVER_NONE},
     {"driver", O_DRIVER, S_DEFAULT, D(driver), 0, 0, SD_DRIVER_NONE},
     {"command", O_WORDS, S_DOMAIN, D(argv), 0, 0, SD_DRIVER_XENSIM},
     {"env", O_KV, S_DOMAIN, D(env), 0, 0, SD_DRIVER_XENSIM},
     {"log", O_PATH, S_DOMAIN, D(log), 0, 0, SD_DRIVER_XENSIM},
     {"xl-config", O_PATH, S_DOMAIN, D(xl_config), 0, 0, SD_DRIVER_LIBXL},
+    {"libvirt-xml", O_PATH, S_DOMAIN, D(libvirt_xml), 0, 0, SD_DRIVER_LIBVIRT},
+    {"standby", O_ONOFF, S_DEFAULT, D(standby), 0, 0, SD_DRIVER_NONE},
     {"heartbeat-timeout", O_DUROFF, S_DEFAULT, D(heartbeat_timeout_ms), 0, 0, SD_DRIVER_NONE},
     {"boot-timeout", O_DUR, S_DEFAULT, D(boot_timeout_ms), 1, 0, SD_DRIVER_NONE},
     {"restart-delay", O_DUR, S_DEFAULT, D(restart_delay_ms), 0, 0, SD_DRIVER_NONE},
@@ -109,6 +114,8 @@ const char *sd_driver_name(enum sd_driver_kind k)
         return "xensim";
     case SD_DRIVER_LIBXL:
         return "libxl";
+    case SD_DRIVER_LIBVIRT:
+        return "libvirt";
     default:
         return "none";
     }
@@ -298,15 +305,41 @@ static int set_option(struct parser *p, const struct opt *o, char **args, int na
         return 0;
     }
     case O_DRIVER: {
-        enum sd_driver_kind k = !strcmp(args[0], "xensim")  ? SD_DRIVER_XENSIM
-                                : !strcmp(args[0], "libxl") ? SD_DRIVER_LIBXL
-                                                            : SD_DRIVER_NONE;
+        enum sd_driver_kind k = !strcmp(args[0], "xensim")    ? SD_DRIVER_XENSIM
+                                : !strcmp(args[0], "libxl")   ? SD_DRIVER_LIBXL
+                                : !strcmp(args[0], "libvirt") ? SD_DRIVER_LIBVIRT
+                                                              : SD_DRIVER_NONE;
         if (k == SD_DRIVER_NONE) {
-            perr(p, p->line, "unknown driver '%s' (known: xensim, libxl)", args[0]);
+            perr(p, p->line, "unknown driver '%s' (known: xensim, libxl, libvirt)", args[0]);
             return -1;
         }
         *(enum sd_driver_kind *)field = k;
         return 0;
+    }
+    case O_ONOFF:
+        if (strcmp(args[0], "on") && strcmp(args[0], "off")) {
+            perr(p, p->line, "'%s' takes on or off, not '%s'", o->name, args[0]);
+            return -1;
+        }
+        *(bool *)field = !strcmp(args[0], "on");
+        return 0;
+    case O_STR: {
+        char **s = field;
+        for (const char *c = args[0]; *c; c++)
+            if (*c <= ' ' || *c > '~') {
+                perr(p, p->line, "'%s': '%s' holds a space or a non-ASCII byte", o->name, args[0]);
+                return -1;
+            }
+        if (!args[0][0] || strlen(args[0]) >= 1024) {
+            perr(p, p->line, "'%s': empty, or longer than 1023 bytes", o->name);
+            return -1;
+        }
+        if (*s) {
+            perr(p, p->line, "'%s' given twice", o->name);
+            return -1;
+        }
+        *s = xstrdup(p, args[0]);
+        return *s ? 0 : -1;
     }
     case O_KEYS:
         for (int i = 0; i < nargs; i++) {
@@ -445,12 +478,14 @@ static void finish(struct parser *p)
                 continue;
             size_t sz = opts[i].type == O_UINT     ? sizeof(unsigned)
                         : opts[i].type == O_DRIVER ? sizeof(enum sd_driver_kind)
+                        : opts[i].type == O_ONOFF  ? sizeof(bool)
                                                    : sizeof(uint64_t);
             memcpy((char *)d + opts[i].off, (char *)&c->defaults + opts[i].off, sz);
         }
         unsigned *lines = p->dom_lines[k];
         if (d->driver == SD_DRIVER_NONE) {
-            perr(p, d->line, "domain '%s' has no driver (add: driver xensim, or driver libxl)",
+            perr(p, d->line,
+                 "domain '%s' has no driver (add: driver xensim, driver libxl, or driver libvirt)",
                  d->name);
             continue;
         }
@@ -466,6 +501,24 @@ static void finish(struct parser *p)
         if (d->driver == SD_DRIVER_LIBXL && !d->xl_config)
             perr(p, d->line, "domain '%s' (libxl) has no 'xl-config' file to create it from",
                  d->name);
+        if (d->driver == SD_DRIVER_LIBVIRT && !d->libvirt_xml)
+            perr(p, d->line,
+                 "domain '%s' (libvirt) has no 'libvirt-xml' domain definition to create it from",
+                 d->name);
+        if (d->standby && strlen(d->name) + strlen(".2") >= sizeof(d->name))
+            perr(p, d->line,
+                 "domain '%s': with standby on, the name must be at most %zu bytes "
+                 "(the standby is called NAME.2)",
+                 d->name, sizeof(d->name) - 1 - strlen(".2"));
+        for (unsigned j = 0; d->standby && j < c->ndoms; j++) {
+            char sbname[80];
+            snprintf(sbname, sizeof(sbname), "%s.2", d->name);
+            if (!strcmp(c->doms[j].name, sbname))
+                perr(p, d->line,
+                     "domain '%s': with standby on, its standby is called %s, "
+                     "which is also a domain of this file (line %u)",
+                     d->name, sbname, c->doms[j].line);
+        }
         if (d->backoff_initial_ms > d->backoff_max_ms)
             perr(p, d->line, "domain '%s': backoff-initial is longer than backoff-max", d->name);
     }
@@ -544,6 +597,7 @@ static void domconf_free(struct sd_domconf *d)
     vec_free(d->env);
     free(d->log);
     free(d->xl_config);
+    free(d->libvirt_xml);
     free(d->file);
 }
 
@@ -557,6 +611,7 @@ void sd_conf_free(struct sd_conf *c)
     free(c->doms);
     vec_free(c->ignore_keys);
     free(c->xensim_dir);
+    free(c->libvirt_uri);
     free(c->run_dir);
     free(c->state_dir);
     free(c->path);
@@ -584,6 +639,8 @@ void sd_conf_dump(const struct sd_conf *c, FILE *out)
     fprintf(out, "state-dir %s\nrun-dir %s\n", c->state_dir, c->run_dir);
     if (c->xensim_dir)
         fprintf(out, "xensim-dir %s\n", c->xensim_dir);
+    if (c->libvirt_uri)
+        fprintf(out, "libvirt-uri %s\n", c->libvirt_uri);
     fprintf(out, "report-budget %u\n", c->report_budget);
     sd_format_duration(b, sizeof(b), c->report_window_ms);
     fprintf(out, "report-window %s\n", b);
@@ -608,6 +665,9 @@ void sd_conf_dump(const struct sd_conf *c, FILE *out)
             fprintf(out, "    log %s\n", d->log);
         if (d->xl_config)
             fprintf(out, "    xl-config %s\n", d->xl_config);
+        if (d->libvirt_xml)
+            fprintf(out, "    libvirt-xml %s\n", d->libvirt_xml);
+        fprintf(out, "    standby %s\n", d->standby ? "on" : "off");
         if (d->heartbeat_timeout_ms)
             dur(out, "heartbeat-timeout", d->heartbeat_timeout_ms);
         else

@@ -13,6 +13,8 @@ enum sd_driver_kind {
     SD_DRIVER_NONE = 0,
     SD_DRIVER_XENSIM,
     SD_DRIVER_LIBXL,
+    SD_DRIVER_LIBVIRT,
+    SD_DRIVER_KINDS,
 };
 
 struct sd_domconf {
@@ -28,6 +30,9 @@ struct sd_domconf {
     char *log;
     /* libxl */
     char *xl_config;
+    /* libvirt: the domain definition (XML) it is created from */
+    char *libvirt_xml;
+    bool standby; /* keep a warm standby booted ahead */
     /* detection and restart policy */
     uint64_t heartbeat_timeout_ms; /* 0: heartbeat not checked */
     uint64_t boot_timeout_ms;      /* first heartbeat due this long after a start */
@@ -47,6 +52,7 @@ struct sd_conf {
     char *state_dir;
     char *run_dir;
     char *xensim_dir;            /* NULL: $XENSIM_DIR */
+    char *libvirt_uri;           /* NULL: libvirt's default */
     unsigned report_budget;      /* report-triggered recoveries per guest per window */
     uint64_t report_window_ms;   /* the window of report_budget */
     uint64_t report_interval_ms; /* reports acted on at most this often per device */

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *reason_name(int r)
+const char *sd_reason_name(int r)
 {
     switch (r) {
     case SD_SHUT_POWEROFF:
@@ -64,22 +64,27 @@ void sd_detect_check_dom(struct sd_dom *d)
     case SD_RUN_SHUTDOWN:
     case SD_RUN_DYING:
         sd_recover_start(d, RK_FAILURE, SRC_DEATH, st.shutdown_ms ? st.shutdown_ms : now,
-                         "domain %u shut down (reason %s)", d->domid, reason_name(st.reason));
+                         "domain %u shut down (reason %s)", d->domid, sd_reason_name(st.reason));
         return;
     }
 }
 
 void sd_detect_release(struct sd *sd)
 {
-    for (unsigned i = 0; i < sd->ndoms; i++)
+    for (unsigned i = 0; i < sd->ndoms; i++) {
         sd_detect_check_dom(&sd->doms[i]);
+        sd_standby_check(&sd->doms[i]);
+    }
 }
 
 void sd_detect_changed(struct sd *sd, unsigned domid)
 {
-    for (unsigned i = 0; i < sd->ndoms; i++)
+    for (unsigned i = 0; i < sd->ndoms; i++) {
         if (sd->doms[i].domid == domid)
             sd_detect_check_dom(&sd->doms[i]);
+        if (sd->doms[i].sb.domid == domid)
+            sd_standby_check(&sd->doms[i]);
+    }
 }
 
 void sd_detect_heartbeat(struct sd_dom *d)

@@ -2,7 +2,8 @@
  * finds, creates, destroys and watches driver domains. One instance per
  * driver kind serves every domain of that kind; per-domain settings come
  * with each call. Drivers: drv_xensim.c (the simulator's control socket),
- * drv_libxl.c (real Xen, from an xl config file).
+ * drv_libxl.c (real Xen, from an xl config file), drv_libvirt.c (libvirt,
+ * from a domain definition).
  *
  * Operations that take time on real Xen (create, destroy) may complete
  * later: they return SD_DRV_PENDING and the driver calls done() from its
@@ -69,9 +70,10 @@ struct sd_drv_ops {
     /* 0, or -1 with a message (a domain that does not exist is SD_RUN_GONE, not an error). */
     int (*info)(struct sd_drv *drv, unsigned domid, struct sd_domstat *st, char *err,
                 size_t errlen);
-    /* SD_DRV_DONE (*domid set), SD_DRV_PENDING (done() later, with arg), or -1. */
-    int (*create)(struct sd_drv *drv, const struct sd_domconf *d, void *arg, unsigned *domid,
-                  char *err, size_t errlen);
+    /* Create domain d under the name name (d->name, or its standby's name):
+     * SD_DRV_DONE (*domid set), SD_DRV_PENDING (done() later, with arg), or -1. */
+    int (*create)(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
+                  unsigned *domid, char *err, size_t errlen);
     int (*destroy)(struct sd_drv *drv, unsigned domid, void *arg, char *err, size_t errlen);
     /* Fault injection: stop the domain's vcpus / make it crash. 0 or -1. */
     int (*pause)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
@@ -87,6 +89,7 @@ struct sd_drv_ops {
 
 extern const struct sd_drv_ops sd_drv_xensim;
 extern const struct sd_drv_ops sd_drv_libxl;
+extern const struct sd_drv_ops sd_drv_libvirt;
 
 /* The ops of a driver kind, or NULL. */
 const struct sd_drv_ops *sd_drv_ops_for(enum sd_driver_kind k);

@@ -183,8 +183,8 @@ static void op_free(struct op *o)
     o->used = false;
 }
 
-static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, void *arg, unsigned *domid,
-                     char *err, size_t len)
+static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
+                     unsigned *domid, char *err, size_t len)
 {
     (void)domid;
     struct op *o = op_new(drv, SD_OP_CREATE, arg);
@@ -199,11 +199,21 @@ static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, void *arg, 
         op_free(o);
         return -1;
     }
+    if (strcmp(name, d->name)) { /* the standby: the same config under its own name */
+        char *n = strdup(name);
+        if (!n) {
+            seterr(err, len, "out of memory");
+            op_free(o);
+            return -1;
+        }
+        free(o->cfg.c_info.name);
+        o->cfg.c_info.name = n;
+    }
     o->domid = INVALID_DOMID;
     libxl_asyncop_how how = {.callback = op_done, .u.for_callback = o};
     int rc = libxl_domain_create_new(drv->ctx, &o->cfg, &o->domid, &how, NULL);
     if (rc) {
-        seterr(err, len, "libxl_domain_create_new %s: error %d", d->name, rc);
+        seterr(err, len, "libxl_domain_create_new %s: error %d", name, rc);
         op_free(o);
         return -1;
     }
@@ -304,6 +314,15 @@ static void lx_postpoll(struct sd_drv *drv, struct pollfd *fds, int n)
         void *arg = o->arg;
         unsigned domid = o->domid;
         int rc = o->rc ? -1 : 0;
+        /* libxl_domain_create_new leaves the new domain paused (xl create
+         * unpauses it unless -p): start it. */
+        if (kind == SD_OP_CREATE && rc == 0) {
+            int urc = libxl_domain_unpause(drv->ctx, domid, NULL);
+            if (urc) {
+                snprintf(err, sizeof(err), "libxl_domain_unpause %u: error %d", domid, urc);
+                rc = -1;
+            }
+        }
         op_free(o);
         drv->hooks.done(drv->hooks.ctx, arg, kind, rc, domid, err);
     }

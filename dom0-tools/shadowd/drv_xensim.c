@@ -184,8 +184,8 @@ static char **make_env(const struct sd_domconf *d)
     return env;
 }
 
-static int xs_create(struct sd_drv *drv, const struct sd_domconf *d, void *arg, unsigned *domid,
-                     char *err, size_t len)
+static int xs_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
+                     unsigned *domid, char *err, size_t len)
 {
     (void)arg;
     if (ensure(drv, err, len) < 0)
@@ -213,9 +213,9 @@ static int xs_create(struct sd_drv *drv, const struct sd_domconf *d, void *arg, 
     }
     int fds[3] = {nfd, lfd >= 0 ? lfd : 1, lfd >= 0 ? lfd : 2};
     struct ctl_dominfo info;
-    int rc = xsim_ctl_create(drv->ctl, d->name, d->argv, env, "/", fds, &info);
+    int rc = xsim_ctl_create(drv->ctl, name, d->argv, env, "/", fds, &info);
     if (rc < 0) {
-        seterr(err, len, "xensim create %s: %s", d->name, xsim_ctl_error(drv->ctl));
+        seterr(err, len, "xensim create %s: %s", name, xsim_ctl_error(drv->ctl));
         after_error(drv);
     } else {
         *domid = info.domid;
@@ -284,6 +284,8 @@ const struct sd_drv_ops *sd_drv_ops_for(enum sd_driver_kind k)
         return &sd_drv_xensim;
     case SD_DRIVER_LIBXL:
         return &sd_drv_libxl;
+    case SD_DRIVER_LIBVIRT:
+        return &sd_drv_libvirt;
     default:
         return NULL;
     }

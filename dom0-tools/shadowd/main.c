@@ -235,7 +235,11 @@ static void drv_done(void *ctx, void *arg, enum sd_drv_op op, int rc, unsigned d
                      const char *err)
 {
     (void)ctx;
-    sd_recover_done_op(arg, op, rc, domid, err);
+    struct sd_opctx *o = arg;
+    if (o->standby)
+        sd_standby_done_op(o->d, op, rc, domid, err);
+    else
+        sd_recover_done_op(o->d, op, rc, domid, err);
 }
 
 static void drv_changed(void *ctx, unsigned domid)
@@ -259,6 +263,7 @@ static void tick(struct sd *sd)
         }
         sd_detect_tick(d, now);
         sd_recover_tick(d, sd_now());
+        sd_standby_tick(d, sd_now());
         if (d->devs_dirty)
             sd_persist_save_devs(d);
     }
@@ -293,8 +298,8 @@ static int run(struct sd *sd, int sfd, int ctl_fd, int met_fd)
         for (unsigned i = 0; i < nclients; i++)
             p[n++] = (struct pollfd){.fd = clients[i].fd,
                                      .events = clients[i].replying ? POLLOUT : POLLIN};
-        int drv_first[3] = {0}, drv_n[3] = {0};
-        for (int k = 0; k < 3; k++) {
+        int drv_first[SD_DRIVER_KINDS] = {0}, drv_n[SD_DRIVER_KINDS] = {0};
+        for (int k = 0; k < SD_DRIVER_KINDS; k++) {
             const struct sd_drv_ops *ops = sd_drv_ops_for((enum sd_driver_kind)k);
             if (!sd->drv[k] || !ops->prepoll)
                 continue;
@@ -310,7 +315,7 @@ static int run(struct sd *sd, int sfd, int ctl_fd, int met_fd)
             sd_log("poll: %s", strerror(errno));
             return 1;
         }
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < SD_DRIVER_KINDS; k++) {
             const struct sd_drv_ops *ops = sd_drv_ops_for((enum sd_driver_kind)k);
             if (sd->drv[k] && ops->postpoll)
                 ops->postpoll(sd->drv[k], p + drv_first[k], drv_n[k]);
@@ -418,6 +423,8 @@ int main(int argc, char **argv)
         d->idx = i;
         d->conf = &sd.conf->doms[i];
         d->ops = sd_drv_ops_for(d->conf->driver);
+        d->op_main = (struct sd_opctx){d, false};
+        d->op_standby = (struct sd_opctx){d, true};
         enum sd_driver_kind k = d->conf->driver;
         if (!sd.drv[k]) {
             char err[256] = "";
@@ -469,7 +476,7 @@ out:
         free(d->devs);
     }
     sd_store_close(&sd);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < SD_DRIVER_KINDS; k++) {
         const struct sd_drv_ops *ops = sd_drv_ops_for((enum sd_driver_kind)k);
         if (sd.drv[k])
             ops->close(sd.drv[k]);

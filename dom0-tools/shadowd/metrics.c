@@ -64,6 +64,23 @@ void sd_metrics(struct sd *sd, struct sbuf *b)
             n += DOM->devs[k]->paired;
         sbuf_printf(b, "shadowd_devices{domain=\"%s\"} %u\n", DOM->conf->name, n);
     }
+    head(b, "shadowd_standby_promotions_total", "counter",
+         "Warm standbys promoted to serve (domains with standby on).");
+    EACH_DOM
+    if (DOM->sb.state != SB_OFF)
+        sbuf_printf(b, "shadowd_standby_promotions_total{domain=\"%s\"} %llu\n", DOM->conf->name,
+                    (unsigned long long)DOM->sb.n_promotions);
+    head(b, "shadowd_standby_replacements_total", "counter",
+         "Warm standbys that failed and were replaced.");
+    EACH_DOM
+    if (DOM->sb.state != SB_OFF)
+        sbuf_printf(b, "shadowd_standby_replacements_total{domain=\"%s\"} %llu\n", DOM->conf->name,
+                    (unsigned long long)DOM->sb.n_replacements);
+    head(b, "shadowd_standby_ready", "gauge", "1 while a warm standby is ready to be promoted.");
+    EACH_DOM
+    if (DOM->sb.state != SB_OFF)
+        sbuf_printf(b, "shadowd_standby_ready{domain=\"%s\"} %d\n", DOM->conf->name,
+                    DOM->sb.state == SB_READY);
     head(b, "shadowd_recovery_phase_milliseconds", "summary",
          "Durations of the phases of completed recoveries, by domain and phase.");
     EACH_DOM

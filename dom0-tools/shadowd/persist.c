@@ -1,15 +1,21 @@
 /* persist.c - shadowd's state dir: what must survive shadowd itself.
  *
  *   <name>.devices   the recorded devices of one driver domain, its domid,
- *                    and its restart times (for the budget)
+ *                    its restart times (for the budget), which of its two
+ *                    names it has and its standby's domid (standby.c)
  *   <name>.recovery  the recovery in progress: phase, old and new domids
  *   history          one line per finished recovery, the newest last
  *
  * Text, one record a line, values percent-encoded (sd_text.h); written to a
- * temporary file, fsync'ed and renamed, so a crash leaves the old or the new
- * file. Times are CLOCK_MONOTONIC and only mean something within one boot:
- * each file carries the boot id and times from another boot are dropped.
- * A file that does not parse is moved aside to <file>.bad and reported. */
+ * temporary file and renamed, so a crash of shadowd leaves the old or the new
+ * file. The devices and recovery files are not fsync'ed: they are written on
+ * the way from a failure to the guests' reconnect, where a sync costs as much
+ * as the rest of a recovery on a busy disk, and what they describe - running
+ * domains - does not outlive a crash of dom0's kernel, the only thing a sync
+ * protects from (a rename is atomic for every process once it returns). The
+ * history, written after a recovery, is synced. Times are CLOCK_MONOTONIC and only mean something
+ * within one boot: each file carries the boot id and times from another boot are dropped. A file
+ * that does not parse is moved aside to <file>.bad and reported. */
 #define _GNU_SOURCE
 #include "shadowd.h"
 
@@ -70,7 +76,7 @@ static void file_path(char *buf, size_t len, const struct sd *sd, const char *na
     snprintf(buf, len, "%s/%s%s", sd->conf->state_dir, name, suffix);
 }
 
-static int write_atomic(const char *path, const struct sbuf *b)
+static int write_atomic(const char *path, const struct sbuf *b, bool durable)
 {
     char tmp[1100];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -95,7 +101,7 @@ static int write_atomic(const char *path, const struct sbuf *b)
         }
         off += (size_t)n;
     }
-    if (fsync(fd) < 0 || close(fd) < 0) {
+    if ((durable && fsync(fd) < 0) || close(fd) < 0) {
         int e = errno;
         unlink(tmp);
         errno = e;
@@ -110,7 +116,7 @@ static int write_atomic(const char *path, const struct sbuf *b)
     char dir[1100];
     snprintf(dir, sizeof(dir), "%s", path);
     char *slash = strrchr(dir, '/');
-    if (slash) {
+    if (durable && slash) {
         *slash = 0;
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd >= 0) {
@@ -186,8 +192,9 @@ int sd_persist_save_devs(struct sd_dom *d)
 {
     struct sbuf b = {0};
     char path[1024], e1[SD_MAX_VALUE * 3 + 8], e2[SD_MAX_VALUE * 3 + 8];
-    sbuf_printf(&b, "shadowd-devices 1\nboot %s\ndomid %u\nstreak %u\n", d->sd->boot_id, d->domid,
-                d->streak);
+    sbuf_printf(&b,
+                "shadowd-devices 1\nboot %s\ndomid %u\nstreak %u\nslot %u\nstandby %u\nrecid %u\n",
+                d->sd->boot_id, d->domid, d->streak, d->slot, d->sb.domid, d->next_rec_id);
     for (unsigned i = 0; i < d->nrestarts; i++)
         sbuf_printf(&b, "restart %llu\n", (unsigned long long)d->restarts[i]);
     for (unsigned i = 0; i < d->ndevs; i++) {
@@ -207,7 +214,7 @@ int sd_persist_save_devs(struct sd_dom *d)
     }
     sbuf_printf(&b, "end\n");
     file_path(path, sizeof(path), d->sd, d->conf->name, ".devices");
-    int rc = write_atomic(path, &b);
+    int rc = write_atomic(path, &b, false);
     if (rc < 0)
         sd_dlog(d, "saving %s: %s", path, strerror(errno));
     else
@@ -270,6 +277,21 @@ int sd_persist_load_devs(struct sd_dom *d)
                 why = "bad domid";
             else
                 d->domid = (unsigned)a;
+        } else if (!strcmp(t[0], "recid") && n == 2) {
+            if (sd_parse_u64(t[1], UINT32_MAX, &a) < 0)
+                why = "bad recid";
+            else
+                d->next_rec_id = (unsigned)a;
+        } else if (!strcmp(t[0], "slot") && n == 2) {
+            if (sd_parse_u64(t[1], 1, &a) < 0)
+                why = "bad slot";
+            else
+                d->slot = (unsigned)a;
+        } else if (!strcmp(t[0], "standby") && n == 2) {
+            if (sd_parse_u64(t[1], 0x7FEF, &a) < 0)
+                why = "bad standby domid";
+            else
+                d->sb.domid = (unsigned)a;
         } else if (!strcmp(t[0], "streak") && n == 2) {
             if (sd_parse_u64(t[1], 1000, &a) < 0)
                 why = "bad streak";
@@ -340,6 +362,8 @@ int sd_persist_save_rec(struct sd_dom *d)
                 (unsigned long long)r->t_rewired);
     if (sd_pct_encode(e, sizeof(e), r->reason) == 0)
         sbuf_printf(&b, "reason %s\n", e);
+    if (r->warm)
+        sbuf_printf(&b, "warm 1\n");
     for (unsigned i = 0; i < d->ndevs; i++) {
         const struct sd_dev *v = d->devs[i];
         if (v->rewired)
@@ -348,7 +372,7 @@ int sd_persist_save_rec(struct sd_dom *d)
     }
     sbuf_printf(&b, "end\n");
     file_path(path, sizeof(path), d->sd, d->conf->name, ".recovery");
-    int rc = write_atomic(path, &b);
+    int rc = write_atomic(path, &b, false);
     if (rc < 0)
         sd_dlog(d, "saving %s: %s (a shadowd restart now would not resume this recovery)", path,
                 strerror(errno));
@@ -429,6 +453,8 @@ int sd_persist_load_rec(struct sd_dom *d, bool *found)
                 why = "bad reason";
             else
                 snprintf(r.reason, sizeof(r.reason), "%s", t[1]);
+        } else if (!strcmp(t[0], "warm") && n == 2 && !strcmp(t[1], "1")) {
+            r.warm = true;
         } else if (!strcmp(t[0], "base") && n == 6) {
             if (sd_parse_u64(t[2], 0x7FEF, &v[0]) < 0 ||
                 sd_parse_u64(t[3], UINT32_MAX, &v[1]) < 0 ||
@@ -485,12 +511,12 @@ static void hist_line(struct sbuf *b, const struct sd_hist *h)
         snprintf(r, sizeof(r), "%%00");
     if (sd_pct_encode(o, sizeof(o), h->outcome) < 0)
         snprintf(o, sizeof(o), "%%00");
-    sbuf_printf(b, "h %llu %s %u %s %d %u %u %u %u %u %llu %llu %llu %llu %llu %s %s\n",
+    sbuf_printf(b, "h %llu %s %u %s %d %u %u %u %u %u %llu %llu %llu %llu %llu %s %s %s\n",
                 (unsigned long long)h->wall, h->domain, h->id, kinds[h->kind], h->ok ? 1 : 0,
                 h->old_domid, h->new_domid, h->attempts, h->devices, h->reconnected,
                 (unsigned long long)h->detect_ms, (unsigned long long)h->restart_ms,
                 (unsigned long long)h->rewire_ms, (unsigned long long)h->reconnect_ms,
-                (unsigned long long)h->total_ms, r, o);
+                (unsigned long long)h->total_ms, r, o, h->warm ? "warm" : "cold");
 }
 
 void sd_persist_history_append(struct sd *sd, const struct sd_hist *h)
@@ -510,7 +536,9 @@ void sd_persist_history_append(struct sd *sd, const struct sd_hist *h)
 static int parse_hist(char *line, struct sd_hist *h)
 {
     char *t[MAX_TOKENS];
-    if (split(line, t) != 18 || strcmp(t[0], "h"))
+    int n = split(line, t); /* 19th: warm|cold (older lines have 18) */
+    if ((n != 18 && n != 19) || strcmp(t[0], "h") ||
+        (n == 19 && strcmp(t[18], "warm") && strcmp(t[18], "cold")))
         return -1;
     uint64_t v[16];
     int k = word_index(t[4], kinds, 3);
@@ -538,6 +566,7 @@ static int parse_hist(char *line, struct sd_hist *h)
     h->total_ms = v[12];
     snprintf(h->reason, sizeof(h->reason), "%s", t[16]);
     snprintf(h->outcome, sizeof(h->outcome), "%s", t[17]);
+    h->warm = n == 19 && !strcmp(t[18], "warm");
     return 0;
 }
 
@@ -569,7 +598,7 @@ void sd_persist_history_load(struct sd *sd)
         struct sbuf b = {0};
         for (unsigned i = 0; i < sd->nhist; i++)
             hist_line(&b, &sd->hist[(sd->hist_next + SD_HISTORY - sd->nhist + i) % SD_HISTORY]);
-        if (write_atomic(path, &b) < 0)
+        if (write_atomic(path, &b, true) < 0)
             sd_log("rewriting %s: %s", path, strerror(errno));
         sbuf_free(&b);
     }

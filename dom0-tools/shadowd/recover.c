@@ -8,6 +8,8 @@
  * the failed domain and creates a new one; a failure of the new domain
  * before the recovery is over folds into it (back to restart, one more
  * attempt). Past the budget the domain is FAILED: left down and reported.
+ * With a warm standby (standby.c) ready, restart promotes it instead of
+ * creating a domain.
  * Every phase change is persisted first, so a restarted shadowd resumes it. */
 #define _GNU_SOURCE
 #include "shadowd.h"
@@ -133,6 +135,7 @@ static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint6
     h.reconnect_ms = end - t_rewired;
     h.total_ms = end - r->t_evidence;
     h.wall = (uint64_t)time(NULL);
+    h.warm = r->warm;
     if (r->kind == RK_START && ok)
         return; /* a first start is not a recovery */
     sd_hist_add(d->sd, &h);
@@ -195,6 +198,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
         r->new_domid = 0;
         r->phase = PH_RESTART;
         r->destroyed = false;
+        r->warm = false;
         r->t_restarted = r->t_rewired = 0;
         r->next_try_ms = now + sd_backoff_ms(d);
         clear_dev_flags(d);
@@ -212,7 +216,12 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
     r->t_evidence = evidence_ms && evidence_ms <= now ? evidence_ms : now;
     if (kind == RK_PLANNED) {
         d->streak = 0;
-        d->nrestarts = 0; /* the operator takes the budget into their hands */
+        d->nrestarts = 0;               /* the operator takes the budget into their hands */
+        if (d->sb.state == SB_FAILED) { /* ... and the standby's */
+            d->sb.state = SB_NONE;
+            d->sb.nrestarts = d->sb.streak = 0;
+            d->sb.next_try_ms = 0;
+        }
         r->next_try_ms = now;
     } else if (kind == RK_START) {
         r->next_try_ms = now;
@@ -236,8 +245,8 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
     sd_store_publish(d);
 }
 
-/* The new domain exists: on to rewiring. */
-static void created(struct sd_dom *d, unsigned domid)
+/* The new domain exists (created, adopted, or a promoted standby): on to rewiring. */
+static void created(struct sd_dom *d, unsigned domid, bool warm)
 {
     struct sd_recovery *r = &d->rec;
     uint64_t now = sd_now();
@@ -245,14 +254,16 @@ static void created(struct sd_dom *d, unsigned domid)
         note_restart(d, now); /* a first start is not a restart */
     r->attempts++;
     r->new_domid = domid;
+    r->warm = warm;
     r->t_restarted = now;
     r->phase = PH_REWIRE;
     r->rewire_next = 0;
     d->domid = domid;
     d->hb_start_ms = now;
     sd_store_watch_dom(d);
-    sd_dlog(d, "recovery %u: restart: domain %u created (attempt %u) - %llu ms", r->id, domid,
-            r->attempts, (unsigned long long)(now - r->t_detect));
+    sd_dlog(d, "recovery %u: restart: %s %u %s (attempt %u) - %llu ms", r->id,
+            warm ? "standby domain" : "domain", domid, warm ? "promoted" : "created", r->attempts,
+            (unsigned long long)(now - r->t_detect));
     d->devs_dirty = true;
     sd_persist_save_devs(d);
     sd_persist_save_rec(d);
@@ -286,7 +297,7 @@ void sd_recover_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned do
     } else if (rc < 0) {
         attempt_failed(d, "creating the domain", err ? err : "?");
     } else {
-        created(d, domid);
+        created(d, domid, false);
     }
 }
 
@@ -317,7 +328,7 @@ static void step_restart(struct sd_dom *d, uint64_t now)
                 return;
             }
             if (st.run != SD_RUN_GONE) {
-                int rc = d->ops->destroy(drv, r->old_domid, d, err, sizeof(err));
+                int rc = d->ops->destroy(drv, r->old_domid, &d->op_main, err, sizeof(err));
                 if (rc < 0) {
                     attempt_failed(d, "destroying the old domain", err);
                     return;
@@ -330,30 +341,39 @@ static void step_restart(struct sd_dom *d, uint64_t now)
         }
         r->destroyed = true;
     }
+    /* A warm standby: promoted once the failed domain is gone (never two
+     * backends on one disk), instead of creating a domain. */
+    unsigned sb = sd_standby_take(d);
+    if (sb) {
+        created(d, sb, true);
+        return;
+    }
     /* A domain of our name left over (a restarted shadowd, an operator)? */
+    char name[80];
+    sd_dom_name(d, d->slot, name, sizeof(name));
     unsigned other;
-    if (d->ops->find(drv, d->conf->name, &other, err, sizeof(err)) == 0) {
+    if (d->ops->find(drv, name, &other, err, sizeof(err)) == 0) {
         struct sd_domstat st;
         if (d->ops->info(drv, other, &st, err, sizeof(err)) == 0 &&
             (st.run == SD_RUN_RUNNING || st.run == SD_RUN_PAUSED) && other != r->old_domid) {
             sd_dlog(d, "recovery %u: restart: adopting domain %u, already running under our name",
                     r->id, other);
-            created(d, other);
+            created(d, other, false);
             return;
         }
-        if (d->ops->destroy(drv, other, d, err, sizeof(err)) < 0) {
+        if (d->ops->destroy(drv, other, &d->op_main, err, sizeof(err)) < 0) {
             attempt_failed(d, "destroying a leftover domain of the same name", err);
             return;
         }
     }
     unsigned domid = 0;
-    int rc = d->ops->create(drv, d->conf, d, &domid, err, sizeof(err));
+    int rc = d->ops->create(drv, d->conf, name, &d->op_main, &domid, err, sizeof(err));
     if (rc < 0)
         attempt_failed(d, "creating the domain", err);
     else if (rc == SD_DRV_PENDING)
         r->op_pending = true;
     else
-        created(d, domid);
+        created(d, domid, false);
 }
 
 static void finish(struct sd_dom *d, const char *why_partial)
@@ -517,8 +537,10 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
     } while (0)
     if (d->startup_pending)
         AT(d->startup_retry_ms);
-    if (d->state == DS_FAILED)
+    if (d->state == DS_FAILED) {
+        AT(sd_standby_wake(d));
         return w;
+    }
     if (d->scan_due)
         AT(now);
     if (d->state == DS_UP)
@@ -549,6 +571,7 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
             break;
         }
     }
+    AT(sd_standby_wake(d));
 #undef AT
     return w;
 }
@@ -610,11 +633,12 @@ static void resume(struct sd_dom *d)
     sd_store_publish(d);
 }
 
-void sd_recover_startup(struct sd_dom *d)
+static void startup_serving(struct sd_dom *d)
 {
     struct sd_drv *drv = d->sd->drv[d->conf->driver];
-    char err[256] = "";
+    char err[256] = "", name[80];
     uint64_t now = sd_now();
+    sd_dom_name(d, d->slot, name, sizeof(name));
     d->startup_pending = false;
     if (!drv) {
         d->startup_pending = true;
@@ -627,7 +651,7 @@ void sd_recover_startup(struct sd_dom *d)
         return;
     }
     unsigned domid;
-    if (d->ops->find(drv, d->conf->name, &domid, err, sizeof(err)) < 0) {
+    if (d->ops->find(drv, name, &domid, err, sizeof(err)) < 0) {
         if (errno != ENOENT) {
             sd_dlog(d, "cannot look for the domain: %s; retrying", err);
             d->startup_pending = true;
@@ -669,7 +693,7 @@ void sd_recover_startup(struct sd_dom *d)
                          "domain %u was replaced by domain %u while shadowd was down", old, domid);
         d->rec.old_domid = old;
         d->rec.destroyed = true;
-        created(d, domid);
+        created(d, domid, false);
         return;
     }
     d->domid = domid;
@@ -681,4 +705,11 @@ void sd_recover_startup(struct sd_dom *d)
     sd_store_watch_dom(d);
     sd_dlog(d, "adopted running domain %u (%u recorded devices)", domid, paired_count(d));
     sd_store_publish(d);
+}
+
+void sd_recover_startup(struct sd_dom *d)
+{
+    startup_serving(d);
+    if (!d->startup_pending)
+        sd_standby_startup(d); /* after: it must not take the serving domain for a standby */
 }

@@ -6,7 +6,7 @@
  * record.c (recording devices), persist.c (state dir), detect.c (death,
  * heartbeat, reports), recover.c (the state machine), rewire.c (writing the
  * new backend dirs and the frontends in place), ctl.c/status.c/metrics.c
- * (the control and metrics sockets). */
+ * (the control and metrics sockets), standby.c (the warm standby). */
 #ifndef SD_SHADOWD_H
 #define SD_SHADOWD_H
 
@@ -84,6 +84,7 @@ struct sd_recovery {
     bool destroyed;       /* old domain destroyed (or gone) */
     unsigned rewire_next; /* index of the next device to rewire */
     uint64_t deadline;    /* PH_RECONNECT: give up waiting */
+    bool warm;            /* the new domain is a promoted standby */
 };
 
 /* One finished recovery, for history and metrics. */
@@ -97,6 +98,7 @@ struct sd_hist {
     unsigned old_domid, new_domid, attempts, devices, reconnected;
     uint64_t detect_ms, restart_ms, rewire_ms, reconnect_ms, total_ms;
     uint64_t wall; /* CLOCK_REALTIME seconds at the end */
+    bool warm;     /* a standby was promoted */
 };
 
 struct sd_reporter {
@@ -104,7 +106,57 @@ struct sd_reporter {
     uint64_t at;
 };
 
+/* The warm standby (standby.c): a second copy of the driver domain, booted
+ * ahead under the other of the domain's two names, serving nothing. */
+enum sd_sbstate {
+    SB_OFF = 0, /* not configured */
+    SB_NONE,    /* none now: one is created at next_try_ms, while the domain is up */
+    SB_BOOTING, /* created; its agent's first heartbeat not seen yet */
+    SB_READY,   /* heartbeat seen: promoted at the next failure */
+    SB_FAILED,  /* past its restart budget: failures restart cold */
+};
+
+struct sd_standby {
+    enum sd_sbstate state;
+    unsigned domid; /* 0: none */
+    unsigned watched_domid;
+    char hb_path[96];
+    char hb_value[40];
+    uint64_t hb_change_ms, hb_start_ms, ready_ms;
+    uint64_t next_try_ms;
+    bool replacing;  /* the next create replaces a failed standby: counts for its budget */
+    bool op_pending; /* a driver create/destroy in flight */
+    uint64_t restarts[SD_MAX_RESTARTS];
+    unsigned nrestarts;
+    unsigned streak;
+    char error[200];
+    uint64_t n_promotions, n_replacements;
+};
+
 struct sd;
+struct sd_dom;
+
+/* What shadowd last wrote to one of its status keys (store.c). */
+enum sd_pubkey {
+    PUB_STATE = 0,
+    PUB_DOMID,
+    PUB_RECOVERIES,
+    PUB_ERROR,
+    PUB_LAST,
+    PUB_STANDBY,
+    PUB_STANDBY_DOMID,
+    PUB_KEYS,
+};
+struct sd_pub {
+    bool known, present;
+    char value[200];
+};
+
+/* What a pending driver operation belongs to (the arg of drv.h's done). */
+struct sd_opctx {
+    struct sd_dom *d;
+    bool standby;
+};
 
 struct sd_dom {
     struct sd *sd;
@@ -148,6 +200,12 @@ struct sd_dom {
     bool persisted_rec;   /* a recovery file exists */
     bool startup_pending; /* the driver could not be asked yet */
     uint64_t startup_retry_ms;
+    /* the domain's names: slot 0 is the config's name, slot 1 the standby's
+     * "<name>.2"; slot says which one the serving domain has */
+    unsigned slot;
+    struct sd_standby sb;
+    struct sd_opctx op_main, op_standby;
+    struct sd_pub pub[PUB_KEYS];
 };
 
 struct sd {
@@ -155,7 +213,7 @@ struct sd {
     struct xs_handle *xs;
     struct sd_dom *doms;
     unsigned ndoms;
-    struct sd_drv *drv[3]; /* by enum sd_driver_kind */
+    struct sd_drv *drv[SD_DRIVER_KINDS]; /* by enum sd_driver_kind */
     char boot_id[40];
     struct sd_hist hist[SD_HISTORY];
     unsigned nhist, hist_next;
@@ -178,6 +236,7 @@ void sd_store_watch_dev(struct sd_dom *d, struct sd_dev *v);
 void sd_store_unwatch_dev(struct sd_dom *d, struct sd_dev *v);
 /* Status keys under USK_SD_DIR/<name> (schema.md). */
 void sd_store_publish(struct sd_dom *d);
+void sd_store_watch_standby(struct sd_dom *d); /* the standby's heartbeat */
 
 /* ---- record.c ---- */
 void sd_record_scan(struct sd_dom *d);
@@ -211,6 +270,7 @@ void sd_detect_report(struct sd_dom *d, struct sd_dev *v);
 void sd_detect_tick(struct sd_dom *d, uint64_t now);
 /* Check d->domid with the driver; start a recovery if it is dead. */
 void sd_detect_check_dom(struct sd_dom *d);
+const char *sd_reason_name(int reason); /* SD_SHUT_* as a word */
 
 /* ---- recover.c ---- */
 enum sd_source { SRC_DEATH = 0, SRC_HEARTBEAT, SRC_REPORT, SRC_PLANNED };
@@ -231,6 +291,22 @@ const char *sd_state_name(const struct sd_dom *d);
 const char *sd_kind_name(enum sd_rkind k);
 /* The earliest time d wants attention, or UINT64_MAX. */
 uint64_t sd_dom_wake(const struct sd_dom *d);
+
+/* ---- standby.c ---- */
+/* Domain names: slot 0 is the config's name, slot 1 "<name>.2". */
+#define SD_STANDBY_SUFFIX ".2"
+const char *sd_dom_name(const struct sd_dom *d, unsigned slot, char *buf, size_t len);
+void sd_standby_startup(struct sd_dom *d); /* adopt a running standby, or plan one */
+void sd_standby_tick(struct sd_dom *d, uint64_t now);
+void sd_standby_check(struct sd_dom *d); /* death events: look at the standby */
+void sd_standby_heartbeat(struct sd_dom *d);
+void sd_standby_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned domid,
+                        const char *err);
+/* Promote: the domid of a ready, running standby, now the serving domain's
+ * (slot swapped, watches dropped), or 0 if there is none. */
+unsigned sd_standby_take(struct sd_dom *d);
+uint64_t sd_standby_wake(const struct sd_dom *d);
+const char *sd_standby_state_name(const struct sd_dom *d);
 
 /* ---- rewire.c ---- */
 /* Rewire v from its old backend to domain newdrv. 0, 1 (already done), or -1. */

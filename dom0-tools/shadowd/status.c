@@ -68,8 +68,12 @@ void sd_status_text(struct sd *sd, struct sbuf *b)
             sbuf_printf(b, " heartbeat %s", d->hb_seen ? "" : "not seen yet");
         if (d->conf->heartbeat_timeout_ms && d->domid && d->hb_seen)
             sbuf_printf(b, "%llu ms ago", (unsigned long long)(now - d->hb_change_ms));
-        sbuf_printf(b, "; restarts in window %u of %u; backoff streak %u\n", in_window(d, now),
+        sbuf_printf(b, "; restarts in window %u of %u; backoff streak %u", in_window(d, now),
                     d->conf->restart_budget, d->streak);
+        char sn[80];
+        if (d->slot) /* after a promotion the serving domain has the standby's name */
+            sbuf_printf(b, "; serving domain named %s", sd_dom_name(d, d->slot, sn, sizeof(sn)));
+        sbuf_printf(b, "\n");
         if (d->state == DS_RECOVERING)
             sbuf_printf(b,
                         "  recovery %u (%s): phase %s, attempt %u, old domain %u, new %u, "
@@ -79,6 +83,15 @@ void sd_status_text(struct sd *sd, struct sbuf *b)
                         (unsigned long long)(now - d->rec.t_evidence), d->rec.reason);
         if (d->state == DS_FAILED)
             sbuf_printf(b, "  FAILED, left down: %s\n", d->error);
+        if (d->sb.state != SB_OFF) {
+            char nm[80], id[16];
+            snprintf(id, sizeof(id), d->sb.domid ? "domain %u" : "no domain", d->sb.domid);
+            sbuf_printf(b, "  standby %s: %s, %s; %llu promotions, %llu replacements%s%s\n",
+                        sd_dom_name(d, !d->slot, nm, sizeof(nm)), sd_standby_state_name(d), id,
+                        (unsigned long long)d->sb.n_promotions,
+                        (unsigned long long)d->sb.n_replacements, d->sb.error[0] ? "; last: " : "",
+                        d->sb.error);
+        }
         for (unsigned k = 0; k < d->ndevs; k++) {
             const struct sd_dev *v = d->devs[k];
             sbuf_printf(b, "  %s %u of guest %u  %s  %s, %u toolstack keys, generation %llu\n",
@@ -94,12 +107,13 @@ static void json_phases(struct sbuf *b, const struct sd_hist *h)
                 "{\"id\":%u,\"kind\":\"%s\",\"ok\":%s,\"detect_ms\":%llu,\"restart_ms\":%llu,"
                 "\"rewire_ms\":%llu,\"reconnect_ms\":%llu,\"total_ms\":%llu,"
                 "\"old_domid\":%u,\"new_domid\":%u,\"attempts\":%u,\"devices\":%u,"
-                "\"reconnected\":%u,\"time\":%llu,\"reason\":",
+                "\"reconnected\":%u,\"warm\":%s,\"time\":%llu,\"reason\":",
                 h->id, sd_kind_name(h->kind), h->ok ? "true" : "false",
                 (unsigned long long)h->detect_ms, (unsigned long long)h->restart_ms,
                 (unsigned long long)h->rewire_ms, (unsigned long long)h->reconnect_ms,
                 (unsigned long long)h->total_ms, h->old_domid, h->new_domid, h->attempts,
-                h->devices, h->reconnected, (unsigned long long)h->wall);
+                h->devices, h->reconnected, h->warm ? "true" : "false",
+                (unsigned long long)h->wall);
     sbuf_json(b, h->reason);
     sbuf_printf(b, ",\"outcome\":");
     sbuf_json(b, h->outcome);
@@ -134,6 +148,29 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
             sbuf_json(b, d->error);
         else
             sbuf_printf(b, "null");
+        char nm[80];
+        sbuf_printf(b, ",\"domain_name\":");
+        sbuf_json(b, sd_dom_name(d, d->slot, nm, sizeof(nm)));
+        sbuf_printf(b, ",\"standby\":");
+        if (d->sb.state == SB_OFF) {
+            sbuf_printf(b, "null");
+        } else {
+            const struct sd_standby *sb = &d->sb;
+            sbuf_printf(b, "{\"state\":\"%s\",\"domid\":%u,\"name\":", sd_standby_state_name(d),
+                        sb->domid);
+            sbuf_json(b, sd_dom_name(d, !d->slot, nm, sizeof(nm)));
+            sbuf_printf(b,
+                        ",\"heartbeat_age_ms\":%lld,\"promotions\":%llu,\"replacements\":%llu,"
+                        "\"streak\":%u,\"error\":",
+                        sb->state == SB_READY ? (long long)(now - sb->hb_change_ms) : -1LL,
+                        (unsigned long long)sb->n_promotions,
+                        (unsigned long long)sb->n_replacements, sb->streak);
+            if (sb->error[0])
+                sbuf_json(b, sb->error);
+            else
+                sbuf_printf(b, "null");
+            sbuf_printf(b, "}");
+        }
         sbuf_printf(b, ",\"recovery\":");
         if (d->state == DS_RECOVERING) {
             sbuf_printf(b,
@@ -196,13 +233,14 @@ void sd_history_text(struct sd *sd, struct sbuf *b, bool json)
         if (!localtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
             snprintf(when, sizeof(when), "?");
         sbuf_printf(b,
-                    "%s %s #%u %s %s: detect %llu + restart %llu + rewire %llu + reconnect %llu "
+                    "%s %s #%u %s%s %s: detect %llu + restart %llu + rewire %llu + reconnect %llu "
                     "= %llu ms; domain %u -> %u, %u restart(s), %u/%u devices back\n"
                     "    why: %s\n    outcome: %s\n",
-                    when, h->domain, h->id, sd_kind_name(h->kind), h->ok ? "ok" : "FAILED",
-                    (unsigned long long)h->detect_ms, (unsigned long long)h->restart_ms,
-                    (unsigned long long)h->rewire_ms, (unsigned long long)h->reconnect_ms,
-                    (unsigned long long)h->total_ms, h->old_domid, h->new_domid, h->attempts,
-                    h->reconnected, h->devices, h->reason, h->outcome);
+                    when, h->domain, h->id, sd_kind_name(h->kind), h->warm ? " (warm)" : "",
+                    h->ok ? "ok" : "FAILED", (unsigned long long)h->detect_ms,
+                    (unsigned long long)h->restart_ms, (unsigned long long)h->rewire_ms,
+                    (unsigned long long)h->reconnect_ms, (unsigned long long)h->total_ms,
+                    h->old_domid, h->new_domid, h->attempts, h->reconnected, h->devices, h->reason,
+                    h->outcome);
     }
 }

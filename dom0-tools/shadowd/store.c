@@ -17,6 +17,7 @@
 #define TOKEN_BACKEND 'B'  /* B<dom index>: /local/domain/<drv>/backend */
 #define TOKEN_HB      'H'  /* H<dom index>: the agent's heartbeat */
 #define TOKEN_FE      'F'  /* F<dom index>: a recorded device's frontend dir */
+#define TOKEN_SB      'S'  /* S<dom index>: the standby's heartbeat */
 #define MAX_EVENTS    4096 /* per call; more wait for the next loop turn */
 
 static void watch(struct sd *sd, const char *path, char kind, unsigned idx)
@@ -93,6 +94,18 @@ void sd_store_watch_dom(struct sd_dom *d)
         sd_dlog(d, "driver cannot watch domain %u for death; relying on @releaseDomain", d->domid);
 }
 
+void sd_store_watch_standby(struct sd_dom *d)
+{
+    struct sd_standby *s = &d->sb;
+    if (s->hb_path[0] && d->sd->xs)
+        unwatch(d->sd, s->hb_path, TOKEN_SB, d->idx);
+    s->hb_path[0] = 0;
+    if (!s->domid || !d->sd->xs)
+        return;
+    snprintf(s->hb_path, sizeof(s->hb_path), "/local/domain/%u/%s", s->domid, USK_DRV_HEARTBEAT);
+    watch(d->sd, s->hb_path, TOKEN_SB, d->idx);
+}
+
 void sd_store_watch_dev(struct sd_dom *d, struct sd_dev *v)
 {
     if (v->fe_watched)
@@ -141,6 +154,10 @@ static void dispatch(struct sd *sd, const char *path, const char *tok)
         if (!strcmp(path, d->hb_path))
             sd_detect_heartbeat(d);
         break;
+    case TOKEN_SB:
+        if (!strcmp(path, d->sb.hb_path))
+            sd_standby_heartbeat(d);
+        break;
     case TOKEN_FE: {
         const char *rel;
         struct sd_dev *v = dev_by_fe(d, path, &rel);
@@ -175,32 +192,46 @@ void sd_store_events(struct sd *sd)
     }
 }
 
-static void put(struct sd_dom *d, const char *dir, const char *key, const char *val)
+/* The status keys, each written only when its value changed since shadowd
+ * last wrote it (NULL: absent): a recovery's first status write is one
+ * xenstore round trip, not seven, on the way from detection to restart. */
+static void put(struct sd_dom *d, enum sd_pubkey k, const char *dir, const char *key,
+                const char *val)
 {
-    if (xsu_printf(d->sd->xs, XBT_NULL, dir, key, "%s", val) < 0)
-        sd_dlog(d, "xenstore write %s/%s: %s", dir, key, strerror(errno));
+    struct sd_pub *c = &d->pub[k];
+    if (val ? c->present && !strcmp(c->value, val) : c->known && !c->present)
+        return;
+    char p[256];
+    if (!xsu_path(p, sizeof(p), dir, key))
+        return;
+    bool ok = val ? xsu_printf(d->sd->xs, XBT_NULL, dir, key, "%s", val) == 0
+                  : xs_rm(d->sd->xs, XBT_NULL, p) || errno == ENOENT;
+    if (!ok) {
+        sd_dlog(d, "xenstore %s %s: %s", val ? "write" : "rm", p, strerror(errno));
+        c->known = false; /* try again next time */
+        return;
+    }
+    c->known = true;
+    c->present = val != NULL;
+    snprintf(c->value, sizeof(c->value), "%s", val ? val : "");
 }
 
 void sd_store_publish(struct sd_dom *d)
 {
     if (!d->sd->xs)
         return;
-    char dir[160], v[200];
+    char dir[160], v[32], sb[32];
     snprintf(dir, sizeof(dir), "%s/%s", USK_SD_DIR, d->conf->name);
-    put(d, dir, USK_SD_STATE, sd_state_name(d));
-    char p[256];
-    if (d->domid) {
-        snprintf(v, sizeof(v), "%u", d->domid);
-        put(d, dir, USK_SD_DOMID, v);
-    } else if (xsu_path(p, sizeof(p), dir, USK_SD_DOMID)) {
-        xs_rm(d->sd->xs, XBT_NULL, p);
-    }
+    put(d, PUB_STATE, dir, USK_SD_STATE, sd_state_name(d));
+    snprintf(v, sizeof(v), "%u", d->domid);
+    put(d, PUB_DOMID, dir, USK_SD_DOMID, d->domid ? v : NULL);
     snprintf(v, sizeof(v), "%llu", (unsigned long long)d->n_recoveries);
-    put(d, dir, USK_SD_RECOVERIES, v);
-    if (d->state == DS_FAILED)
-        put(d, dir, USK_SD_ERROR, d->error);
-    else if (xsu_path(p, sizeof(p), dir, USK_SD_ERROR))
-        xs_rm(d->sd->xs, XBT_NULL, p);
+    put(d, PUB_RECOVERIES, dir, USK_SD_RECOVERIES, v);
+    put(d, PUB_ERROR, dir, USK_SD_ERROR, d->state == DS_FAILED ? d->error : NULL);
     if (d->last_recovery[0])
-        put(d, dir, USK_SD_LAST_RECOVERY, d->last_recovery);
+        put(d, PUB_LAST, dir, USK_SD_LAST_RECOVERY, d->last_recovery);
+    bool sb_on = d->sb.state != SB_OFF; /* absent without a standby configured */
+    snprintf(sb, sizeof(sb), "%u", d->sb.domid);
+    put(d, PUB_STANDBY, dir, USK_SD_STANDBY, sb_on ? sd_standby_state_name(d) : NULL);
+    put(d, PUB_STANDBY_DOMID, dir, USK_SD_STANDBY_DOMID, sb_on && d->sb.domid ? sb : NULL);
 }

@@ -6,6 +6,10 @@
 #   sd_domain NAME [LINE...]      append a xensim driver domain running the agent with tbe as
 #                                 its vbd backend, fast timeouts, then LINE... (its options)
 #   sd_start / sd_stop / sd_kill9 shadowd in the background (SD_PID); sd_start waits for it
+#   sd_supervise                  shadowd run as configs/systemd/shadowd.service says: its
+#                                 ExecStartPre and ExecStart (paths replaced by this test's),
+#                                 started again after RestartSec per Restart=; sd_kill9 then
+#                                 kills shadowd only and sd_wait_restarted waits for the next one
 #   sdctl ARGS...                 shadowctl against this test's shadowd
 #   sd_json                       shadowctl status --json
 #   sd_q NAME JQ                  jq JQ on domain NAME's status object (prints the result)
@@ -15,7 +19,8 @@
 #   fe_start GUEST DEVID [ARGS]   the test frontend (tfe) in GUEST, in the background
 #   fe_freeze / fe_thaw GUEST DEVID  SIGSTOP / SIGCONT that frontend (a guest that is stuck)
 #   fe_dir GUEST DEVID / be_dir DRV GUEST DEVID / fe_key GUEST DEVID KEY
-#   wait_recovered GUEST DEVID N [SEC]  until shadow/state is live with N recoveries
+#   wait_recovered GUEST DEVID N [SEC]  until shadow/state is live with N recoveries and
+#                                 no domain of shadowd's is still recovering
 #   sd_recorded NAME              how many devices shadowd has recorded for NAME
 #   sd_recorded_is / sd_state_is / sd_phase_is / sd_attempts_is NAME VALUE  (for wait_for)
 #   expect_check_clean            shadowctl check finds no violation
@@ -78,6 +83,9 @@ sd_start() {
 }
 _sd_cleanup() {
     kill -TERM "$1" 2>/dev/null && wait "$1" 2>/dev/null
+    _sd_sanitizer_check
+}
+_sd_sanitizer_check() {
     # A sanitizer report from shadowd, the agents, the backends or tfe fails the test.
     local f
     for f in "$SD_LOG" "$TEST_TMP"/*.log; do
@@ -90,7 +98,69 @@ _sd_cleanup() {
     return 0
 }
 sd_stop() { kill -TERM "$SD_PID" && wait "$SD_PID"; }
-sd_kill9() { kill -KILL "$SD_PID" && { wait "$SD_PID" 2>/dev/null || true; }; }
+sd_kill9() {
+    if [ -n "${SD_SUP_PID:-}" ]; then
+        kill -KILL "$SD_PID" # the supervisor sees it die, as systemd would
+    else
+        kill -KILL "$SD_PID" && { wait "$SD_PID" 2>/dev/null || true; }
+    fi
+}
+
+# The unit's settings, for sd_supervise.
+SD_UNIT=$TOP/configs/systemd/shadowd.service
+_unit() { sed -n "s/^$1=//p" "$SD_UNIT"; }
+# A systemd time span (1s, 500ms, 2) in seconds, for sleep.
+_span_s() {
+    case $1 in
+    *ms) echo "scale=3; ${1%ms} / 1000" | bc ;;
+    *s) echo "${1%s}" ;;
+    *[0-9]) echo "$1" ;;
+    *) fail "unit: time span '$1' not understood by this test" ;;
+    esac
+}
+# The unit's command line with this test's binary and config.
+_unit_cmd() { _unit "$1" | sed "s|/usr/sbin/shadowd|$SHADOWD|; s|/etc/understudy/shadowd.conf|$SD_CONF|"; }
+sd_supervise() {
+    local restart sec pre cmd
+    restart=$(_unit Restart) sec=$(_span_s "$(_unit RestartSec)")
+    pre=$(_unit_cmd ExecStartPre) cmd=$(_unit_cmd ExecStart)
+    case $restart in always | on-failure | on-abnormal) ;; *)
+        fail "$SD_UNIT: Restart=$restart does not restart a shadowd killed by a signal" ;;
+    esac
+    [ -n "$cmd" ] || fail "$SD_UNIT: no ExecStart"
+    (
+        # Bounded: a test never needs more than 20 restarts.
+        for ((n = 0; n < 20; n++)); do
+            if [ -n "$pre" ]; then $pre >>"$SD_LOG" 2>&1 || exit 1; fi
+            echo "=== shadowd start (supervised, as the unit) $(date +%T.%N)" >>"$SD_LOG"
+            $cmd >>"$SD_LOG" 2>&1 &
+            echo $! >"$TEST_TMP/shadowd.pid"
+            rc=0
+            wait $! 2>/dev/null || rc=$?
+            [ -e "$TEST_TMP/shadowd.stop" ] && exit 0
+            [ "$restart" = on-failure ] && [ $rc -eq 0 ] && exit 0
+            echo "=== supervisor: shadowd exited with status $rc; Restart=$restart: again in ${sec}s" >>"$SD_LOG"
+            sleep "$sec"
+        done
+    ) &
+    SD_SUP_PID=$!
+    on_exit "_sd_sup_cleanup"
+    wait_for 10 test -s "$TEST_TMP/shadowd.pid"
+    SD_PID=$(cat "$TEST_TMP/shadowd.pid")
+    wait_for 10 sdctl status
+}
+_sd_sup_cleanup() {
+    touch "$TEST_TMP/shadowd.stop"
+    kill -TERM "$(cat "$TEST_TMP/shadowd.pid")" 2>/dev/null
+    wait "$SD_SUP_PID" 2>/dev/null
+    _sd_sanitizer_check
+}
+# After sd_kill9 of a supervised shadowd: until the next one answers.
+_sd_new_pid() { [ "$(cat "$TEST_TMP/shadowd.pid")" != "$SD_PID" ] && sdctl status; }
+sd_wait_restarted() {
+    wait_for "${1:-15}" _sd_new_pid
+    SD_PID=$(cat "$TEST_TMP/shadowd.pid")
+}
 
 _sd_is_up() {
     [ "$(sd_q "$1" '.state + " " + (.heartbeat.seen | tostring)')" = "up true" ]
@@ -133,7 +203,17 @@ fe_thaw() { kill -CONT "$(cat "$TEST_TMP/tfe-$1-$2.pid")"; }
 _recovered() {
     [ "$(fe_key "$1" "$2" shadow/state)" = live ] && [ "$(fe_key "$1" "$2" shadow/recoveries)" = "$3" ]
 }
-wait_recovered() { wait_for "${4:-20}" _recovered "$1" "$2" "$3"; }
+# No driver domain of shadowd's is still recovering (it sees a frontend back a
+# moment after the frontend says so; its history and state follow then).
+_sd_settled() {
+    local n s
+    for n in $(xenstore-list "$SD_DIR" 2>/dev/null); do
+        s=$(sd_state "$n")
+        [ "$s" != recovering ] && [ "$s" != starting ] || return 1
+    done
+}
+_recovered_settled() { _recovered "$@" && _sd_settled; }
+wait_recovered() { wait_for "${4:-20}" _recovered_settled "$1" "$2" "$3"; }
 
 sd_recorded() { sd_q "$1" '[.devices[] | select(.recorded)] | length'; }
 # For wait_for, which needs a command it can run again:

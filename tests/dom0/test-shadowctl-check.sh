@@ -32,6 +32,8 @@ orphan=$(be_dir "$d" "$g" 51999)
 xenstore-write "$orphan/frontend" "$(fe_dir "$g" 51999)" "$orphan/state" 1
 xenstore-chmod "$orphan" "n$d" "r$g"
 xenstore-write "$SD_DIR/drv/state" sleepy
+# A "standby" that serves a device, and a standby state that is not a word.
+xenstore-write "$SD_DIR/drv/standby" asleep "$SD_DIR/drv/standby-domid" "$d"
 out=$(sdctl check 2>&1) && fail "check passed a broken store:
 $out"
 echo "$out"
@@ -45,10 +47,12 @@ for want in "$fe/shadow/state: 'zombie' is not live, recovering or failed" \
     "/local/domain/$d/data/understudy/heartbeat: 'soon' is not a decimal" \
     "/local/domain/$d/data/understudy/inject: permissions n$d, want n0,r$d" \
     "$orphan: orphaned: its frontend $(fe_dir "$g" 51999) is gone" \
-    "$SD_DIR/drv/state: 'sleepy' is not a state word"; do
+    "$SD_DIR/drv/state: 'sleepy' is not a state word" \
+    "$SD_DIR/drv/standby: 'asleep' is not a standby state word" \
+    "/local/domain/$d/backend/vbd: backend dirs under the standby domain $d"; do
     echo "$out" | grep -qF "VIOLATION $want" || fail "not reported: $want"
 done
-expect_eq "violations counted" "$(echo "$out" | grep -c '^VIOLATION')" 11
+expect_eq "violations counted" "$(echo "$out" | grep -c '^VIOLATION')" 13
 sdctl check -q >/dev/null 2>&1 && fail "check -q passed"
 [ -z "$(sdctl check -q 2>&1)" ] || fail "check -q printed something"
 
@@ -61,5 +65,6 @@ xenstore-write "/local/domain/$d/data/understudy/heartbeat" 5
 xenstore-chmod "/local/domain/$d/data/understudy/inject" n0 "r$d" || fail chmod
 xenstore-rm "$orphan"
 xenstore-write "$SD_DIR/drv/state" up
+xenstore-rm "$SD_DIR/drv/standby" "$SD_DIR/drv/standby-domid"
 expect_check_clean
 exit 0

@@ -3,7 +3,8 @@
 # gets its own "FILE:LINE: message" and exit status 1; a good file prints
 # "configuration OK" (with -v, the config as understood, top-level defaults
 # applied). The libxl driver's check parses the operator's xl config with
-# libxlutil, without Xen.
+# libxlutil, without Xen; the libvirt driver's reads the domain XML with
+# libxml2, without libvirt.
 source "$(dirname "$0")/../functions.sh"
 SHADOWD=$BUILD/bin/shadowd
 C=$TEST_TMP/s.conf
@@ -32,7 +33,7 @@ dom() {
 
 bad "^$C:1: unknown option 'bogus'" "bogus 1" "$(dom)"
 bad "^$C:1: domain 'd' has no driver" "domain d {" "}"
-bad "^$C:2: unknown driver 'kvm' \(known: xensim, libxl\)" "domain d {" " driver kvm" "}"
+bad "^$C:2: unknown driver 'kvm' \(known: xensim, libxl, libvirt\)" "domain d {" " driver kvm" "}"
 bad "^$C:1: domain 'd' \(xensim\) has no 'command'" "domain d {" " driver xensim" "}"
 bad "^$C:1: domain 'd': command /no/such/agent: No such file" "domain d {" " driver xensim" \
     " command /no/such/agent" "}"
@@ -108,4 +109,44 @@ printf '%s\n' 'name = "drv"' 'type = "pv"' >"$X"
 bad "a pv domain needs kernel" "domain drv {" " driver libxl" " xl-config $X" "}"
 printf '%s\n' 'name = "drv"' 'kernel = "/k"' "vif = [ 'mac=zz:16:3e:00:00:01' ]" >"$X"
 bad "bad mac 'zz:16:3e:00:00:01'" "domain drv {" " driver libxl" " xl-config $X" "}"
+
+# standby: on or off; the standby's name NAME.2 must be free.
+bad "^$C:4: 'standby' takes on or off, not 'yes'" "$(dom " standby yes")"
+bad "^$C:1: domain 'd': with standby on, its standby is called d.2, which is also a domain" \
+    "$(dom " standby on")" "domain d.2 {" " driver xensim" " command /bin/true" "}"
+n61=$(printf 'a%.0s' $(seq 62))
+bad "^$C:1: domain '$n61': with standby on, the name must be at most 61 bytes" \
+    "domain $n61 {" " driver xensim" " command /bin/true" " standby on" "}"
+printf '%s\n' "standby on" "$(dom)" >"$C"
+out=$("$SHADOWD" -n -v -c "$C") || fail "standby as a default refused: $out"
+echo "$out" | grep -q "^    standby on$" || fail "standby default not applied: $out"
+
+# The libvirt driver: the domain XML must be well-formed, a <domain type=...>
+# named as in shadowd's config; libvirt-uri is global.
+L=$TEST_TMP/drv.xml
+lv() { printf '%s\n' "domain drv {" " driver libvirt" " libvirt-xml $L" "$@" "}"; }
+printf '%s\n' "<domain type='test'>" "  <name>drv</name>" "  <memory>8192</memory>" \
+    "  <os><type>hvm</type></os>" "</domain>" >"$L"
+printf '%s\n' "libvirt-uri test:///default" "$(lv)" >"$C"
+out=$("$SHADOWD" -n -v -c "$C" 2>&1) || fail "good libvirt config refused: $out"
+echo "$out" | grep -q "^libvirt-uri test:///default$" || fail "libvirt-uri not shown: $out"
+bad "^$C:1: domain 'drv' \(libvirt\) has no 'libvirt-xml'" "domain drv {" " driver libvirt" "}"
+bad "^$C:4: 'libvirt-xml' is for the libvirt driver; domain 'd' uses xensim" \
+    "$(dom " libvirt-xml $L")"
+bad "^$C:1: 'libvirt-uri': 'a b' holds a space" 'libvirt-uri "a b"' "$(lv)"
+bad "^$C:2: 'libvirt-uri' is a global option" "domain drv {" " libvirt-uri test:///default" \
+    " driver libvirt" " libvirt-xml $L" "}"
+printf '%s\n' "<domain type='test'>" "  <name>other</name>" "</domain>" >"$L"
+bad "^$L:2: <name>other</name>, but shadowd's config calls this domain 'drv'" "$(lv)"
+bad "^$C:1: domain 'drv': libvirt-xml $L is not usable" "$(lv)"
+printf '%s\n' "<domain type='test'>" "  <name>drv</name>" "  <memory>" "</domain>" >"$L"
+bad "^$L:[0-9]+: not well-formed XML" "$(lv)"
+printf '%s\n' "<domain>" "  <name>drv</name>" "</domain>" >"$L"
+bad "^$L:1: <domain> has no type=" "$(lv)"
+printf '%s\n' "<vm type='test'>" "  <name>drv</name>" "</vm>" >"$L"
+bad "^$L:1: the root element is <vm>, not <domain>" "$(lv)"
+printf '%s\n' "<domain type='test'>" "</domain>" >"$L"
+bad "^$L:1: <domain> has no <name>" "$(lv)"
+rm -f "$L"
+bad "^$L: No such file or directory" "$(lv)"
 exit 0

@@ -23,6 +23,7 @@ for i in 1 2; do
     n=$(sd_domid drv)
     [ "$n" != "$d" ] || fail "restart $i: no new domain"
     d=$n
+    expect_check_clean
 done
 restart_ms=$(sdctl history --json | jq '.[1].restart_ms')
 [ "$restart_ms" -ge 300 ] || fail "the second restart waited $restart_ms ms, want the backoff (300 ms)"
@@ -43,7 +44,7 @@ expect_eq "last history entry" "$(sdctl history --json | jq -r '.[-1].ok')" fals
 # The operator brings it back.
 sdctl restart drv >/dev/null || fail "shadowctl restart drv"
 wait_recovered "$g" 51712 3
-expect_eq "state" "$(sd_state drv)" up
+wait_for 10 sd_state_is drv up
 xenstore-read "$SD_DIR/drv/error" >/dev/null 2>&1 && fail "error key left behind"
 expect_check_clean
 exit 0

@@ -36,7 +36,7 @@ sectors=$(xenstore-read "$(be_dir "$d1" "$g" 51712)/sectors")
 wait_recovered "$g" 51712 1
 d2=$(sd_domid drv)
 [ "$d2" != "$d1" ] || fail "no new driver domain (still $d1)"
-expect_eq "state after recovery" "$(sd_state drv)" up
+wait_for 10 sd_state_is drv up
 expect_eq "FE/backend" "$(fe_key "$g" 51712 backend)" "$(be_dir "$d2" "$g" 51712)"
 expect_eq "FE/backend-id" "$(fe_key "$g" 51712 backend-id)" "$d2"
 expect_eq "FE/shadow/generation" "$(fe_key "$g" 51712 shadow/generation)" 1

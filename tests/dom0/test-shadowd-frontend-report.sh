@@ -39,6 +39,7 @@ d2=$(sd_domid drv)
 [ "$d2" != "$d1" ] || fail "no new driver domain after the report"
 sd_log_has "detect: guest $g, its only guest, reports timeout on vbd 51712" || fail "reason"
 expect_eq "detected by" "$(sdctl metrics | sed -n 's/^shadowd_detections_total{domain="drv",source="report"} //p')" 1
+expect_check_clean
 
 # Over its budget (1 per 10 minutes) the guest's next report is ignored.
 sdctl inject drv backend-hang >/dev/null || fail "second inject"
@@ -46,4 +47,5 @@ wait_for 10 sd_log_has "has used its budget of 1 report-triggered recoveries"
 sleep 0.5
 expect_eq "domain after an over-budget report" "$(sd_domid drv)" "$d2"
 expect_eq "recoveries" "$(sd_q drv .recoveries)" 1
+expect_check_clean
 exit 0

@@ -66,6 +66,23 @@ int main(void)
     }
     sd_conf_free(c);
 
+    /* libvirt, and standby as a top-level default with a per-domain override. */
+    c = load("libvirt-uri test:///default\nstandby on\n"
+             "domain v {\n driver libvirt\n libvirt-xml /etc/understudy/v.xml\n}\n"
+             "domain w {\n driver xensim\n command /bin/true\n standby off\n}\n",
+             errs, sizeof(errs));
+    CHECK(c != NULL);
+    if (c) {
+        const struct sd_domconf *v = sd_conf_domain(c, "v"), *w = sd_conf_domain(c, "w");
+        CHECK(!strcmp(c->libvirt_uri, "test:///default"));
+        CHECK(v && v->driver == SD_DRIVER_LIBVIRT &&
+              !strcmp(v->libvirt_xml, "/etc/understudy/v.xml"));
+        CHECK(v && v->standby && w && !w->standby);
+        sd_conf_free(c);
+    } else {
+        fprintf(stderr, "%s", errs);
+    }
+
     /* Mistakes: each on its own line, all of them. */
     memset(errs, 0, sizeof(errs));
     c = load("frob 1\nstate-dir rel\ndomain a {\n driver xensim\n command /bin/true\n"
