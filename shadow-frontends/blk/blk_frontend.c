@@ -19,6 +19,7 @@ struct blkfe {
     struct sf_engine *eng;
     uint64_t size;
     uint32_t sector_size;
+    bool copy_writes; /* the shadow keeps a private copy (it may outlive the call) */
 };
 
 void blkfe_defaults(struct blkfe_config *cfg)
@@ -30,6 +31,7 @@ void blkfe_defaults(struct blkfe_config *cfg)
     cfg->max_ring_order = 2;
     cfg->max_indirect = 64;
     cfg->connect_timeout_ms = 60000;
+    cfg->shadow = true;
 }
 
 static void say(const struct blkfe_config *cfg, const char *fmt, ...)
@@ -77,7 +79,9 @@ struct blkfe *blkfe_open(const struct blkfe_config *cfg)
                                   .max_held = cfg->max_held,
                                   .max_retained = (uint64_t)cfg->max_retained_mib << 20,
                                   .connect_timeout_ms = cfg->connect_timeout_ms,
+                                  .no_retain = !cfg->shadow,
                                   .log = cfg->log};
+    fe->copy_writes = cfg->shadow;
     if (sf_engine_new(&blk_class_ops, fe->cls, &ec, &fe->eng) < 0) {
         say(cfg, "%s: engine: %m", cfg->device);
         goto fail;
@@ -151,7 +155,9 @@ static void free_list(struct sf_link *list)
     }
 }
 
-/* Cut [off, off+count) into entries of op; writes get a private copy. */
+/* Cut [off, off+count) into entries of op; writes get a private copy, except
+ * without the shadow: then nothing keeps an entry past this call, which
+ * waits for all of them, so the caller's buffer serves. */
 static int run_data(struct blkfe *fe, uint32_t op, const void *wbuf, void *rbuf, uint32_t count,
                     uint64_t off)
 {
@@ -166,7 +172,9 @@ static int run_data(struct blkfe *fe, uint32_t op, const void *wbuf, void *rbuf,
         struct sfj_entry *e = sfj_entry_new(flags, op, off + done, n);
         if (!e)
             goto nomem;
-        if (op == BLK_WRITE) {
+        if (op == BLK_WRITE && !fe->copy_writes) {
+            e->data = (void *)((const uint8_t *)wbuf + done); /* read only: issue copies it out */
+        } else if (op == BLK_WRITE) {
             e->data = malloc(n);
             if (!e->data) {
                 free(e);

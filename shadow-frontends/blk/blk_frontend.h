@@ -19,6 +19,11 @@ struct blkfe_config {
     unsigned max_ring_order;     /* default 2 */
     unsigned max_indirect;       /* default 64 */
     unsigned connect_timeout_ms; /* default 60000; 0: wait forever */
+    /* default true. false ("shadow=off", for measuring the shadow's cost):
+     * acknowledged writes are not retained and writes are not copied (the
+     * caller's buffer is used while it waits), as a plain blkfront keeps
+     * only its in-flight requests. Not crash-safe over a volatile cache. */
+    bool shadow;
     void (*log)(enum sf_log_level level, const char *line);
 };
 

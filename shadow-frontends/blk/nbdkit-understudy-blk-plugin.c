@@ -4,7 +4,7 @@
  *   nbdkit understudy-blk device=device/vbd/51712 [deadline-ms=N]
  *          [max-held=N] [max-retained-mib=N] [max-grants=N]
  *          [max-ring-page-order=N] [max-indirect-segments=N]
- *          [connect-timeout-ms=N]
+ *          [connect-timeout-ms=N] [shadow=off]
  *
  * Requests reach the frontend's engine thread and block there through a
  * backend recovery. Thread model: parallel. */
@@ -71,6 +71,13 @@ static int ubf_config(const char *key, const char *value)
         cfg.device = device;
         return 0;
     }
+    if (!strcmp(key, "shadow")) {
+        int on = nbdkit_parse_bool(value);
+        if (on < 0)
+            return -1;
+        cfg.shadow = on;
+        return 0;
+    }
     for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
         if (!strcmp(key, nums[i].key))
             return nbdkit_parse_unsigned(key, value, nums[i].out);
@@ -99,11 +106,15 @@ static int ubf_config_complete(void)
     "max-grants=<N>            grant budget (ring, indirect and data pages)\n"                     \
     "max-ring-page-order=<N>   largest ring to use (2^N pages)\n"                                  \
     "max-indirect-segments=<N> largest indirect request\n"                                         \
-    "connect-timeout-ms=<N>    how long to wait for the first connection (0: forever)"
+    "connect-timeout-ms=<N>    how long to wait for the first connection (0: forever)\n"           \
+    "shadow=off                for benchmarks only: no retention of acknowledged writes, no\n"     \
+    "                          private copies (a dying volatile cache then loses writes)"
 
 /* The frontend runs a thread: start it after nbdkit forked. */
 static int ubf_after_fork(void)
 {
+    if (!cfg.shadow)
+        nbdkit_debug("shadow=off: acknowledged writes are not retained (benchmark mode)");
     fe = blkfe_open(&cfg);
     return fe ? 0 : -1;
 }

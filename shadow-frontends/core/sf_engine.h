@@ -74,6 +74,10 @@ struct sf_engine_config {
     unsigned max_held;           /* caller requests accepted and not done, at most */
     uint64_t max_retained;       /* bytes of acknowledged, unflushed changes kept */
     unsigned connect_timeout_ms; /* sf_engine_start waits this long (0: forever) */
+    /* Keep no acknowledged change for replay, even with a write cache (the
+     * shadow's cost, for benchmarks: a dying volatile cache then loses
+     * acknowledged writes). Outstanding requests are still replayed. */
+    bool no_retain;
     void (*log)(enum sf_log_level level, const char *line);
 };
 

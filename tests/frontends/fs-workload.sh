@@ -4,13 +4,13 @@
 # growing file, deletes some, and after each change is fsynced (file and
 # directory) records it in MANIFEST (outside the filesystem): "NAME SHA256"
 # or "NAME DELETED". Any failing command is an error the application saw:
-# prints WORKLOAD-ERROR and exits 1. Ends with WORKLOAD-OK, after SECONDS or
-# as soon as MANIFEST.stop exists.
+# prints WORKLOAD-ERROR and exits 1. Ends with WORKLOAD-OK (operations, live
+# files, bytes written), after SECONDS or as soon as MANIFEST.stop exists.
 set -u
 dir=$1 man=$2 secs=$3
 RANDOM=$4
 end=$(($(date +%s) + secs))
-n=0 live=()
+n=0 bytes=0 live=()
 err() {
     echo "WORKLOAD-ERROR op $n: $*"
     exit 1
@@ -23,8 +23,9 @@ while [ "$(date +%s)" -lt "$end" ] && [ ! -e "$man.stop" ]; do
     [ ${#live[@]} -ge 120 ] && r=8 # keep the filesystem from filling up
     if [ $r -lt 6 ] || [ ${#live[@]} -eq 0 ]; then
         f=f$n
-        head -c $(((RANDOM % 384 + 1) * 1024 + RANDOM % 1000)) /dev/urandom >"$dir/$f.tmp" ||
-            err "write $f"
+        sz=$(((RANDOM % 384 + 1) * 1024 + RANDOM % 1000))
+        head -c $sz /dev/urandom >"$dir/$f.tmp" || err "write $f"
+        bytes=$((bytes + sz))
         sync "$dir/$f.tmp" || err "fsync $f"
         mv "$dir/$f.tmp" "$dir/$f" || err "rename $f"
         sync "$dir" || err "fsync dir"
@@ -32,7 +33,9 @@ while [ "$(date +%s)" -lt "$end" ] && [ ! -e "$man.stop" ]; do
         live+=("$f")
     elif [ $r -lt 8 ]; then
         [ -f "$dir/log" ] && [ "$(stat -c %s "$dir/log")" -gt 16777216 ] && : >"$dir/log"
-        head -c $((RANDOM % 16384 + 1)) /dev/urandom >>"$dir/log" || err "append"
+        sz=$((RANDOM % 16384 + 1))
+        head -c $sz /dev/urandom >>"$dir/log" || err "append"
+        bytes=$((bytes + sz))
         sync "$dir/log" "$dir" || err "fsync log"
         record log
     elif [ $r -lt 9 ]; then
@@ -46,4 +49,4 @@ while [ "$(date +%s)" -lt "$end" ] && [ ! -e "$man.stop" ]; do
         sync -f "$dir" || err "syncfs"
     fi
 done
-echo "WORKLOAD-OK ops=$n files=${#live[@]}"
+echo "WORKLOAD-OK ops=$n files=${#live[@]} bytes=$bytes"

@@ -23,6 +23,8 @@
 #                                  with a backend for the disk, rewire; prints NEW's domid
 #   fe_key GUEST DEVID KEY         a key of the frontend dir (empty if absent)
 #   inject DRV FAULT [COUNT]       a fault request (USK_DRV_INJECT), a new seq each time
+#   private_mounts "$@"            first thing in a test that mounts: run it again in a
+#                                  mount namespace of its own (see below)
 #   sanitizer_check LOG...         fail on a sanitizer report in any LOG
 
 TESTBACK=$TPROG/frontends/testback
@@ -33,6 +35,18 @@ _inject_seq=0
 
 fe_dir() { echo "/local/domain/$1/device/vbd/$2"; }
 be_dir() { echo "/local/domain/$1/backend/vbd/$2/$3"; }
+
+# / may be a private mount (it is on the development VM): then any process that
+# something else starts in a new mount namespace (ip netns exec) while our ext4 is
+# mounted holds copies of our mounts - and the loop device and the FUSE file -
+# for as long as it lives, and they cannot be unmounted. In a namespace of our
+# own they are ours alone, and go with it. Call before anything else.
+private_mounts() {
+    [ -n "${_UNDERSTUDY_PRIVATE_NS:-}" ] && return 0
+    command -v unshare >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] || return 0
+    export _UNDERSTUDY_PRIVATE_NS=1
+    exec unshare --mount --propagation private bash "$0" "$@"
+}
 
 # A domain whose main process waits for $TEST_TMP/go.NAME, then runs CMD.
 # The backend variant reads its backend dir from that file.
@@ -319,7 +333,10 @@ nbd_finish() {
         fail "fsck through NBD: $(tail -5 "$TEST_TMP/fsck1.out")"
     losetup -d "$loopdev" || fail "losetup -d $loopdev"
     loopdev=
-    umount "$fuse" || fail "umount $fuse"
+    # The loop device lets go of the file asynchronously (and udev may still probe it).
+    local i
+    for ((i = 0; i < 100; i++)); do umount "$fuse" 2>/dev/null && break; sleep 0.1; done
+    mountpoint -q "$fuse" && fail "umount $fuse: $(umount "$fuse" 2>&1)"
     "$XENSIM" wait guest --until shutdown --timeout 30 >/dev/null || fail "nbdkit did not exit"
     grep -q 'shutdown_reason=poweroff' < <("$XENSIM" info guest) ||
         fail "nbdfuse/nbdkit exited badly: $("$XENSIM" info guest | tr '\n' ' ')"

@@ -8,6 +8,7 @@
 # and every file holds its last fsynced contents.
 source "$(dirname "$0")/../functions.sh"
 source "$(dirname "$0")/rewire-functions.sh"
+private_mounts "$@"
 nbd_setup 256 deadline-ms=1500 -- cache=volatile
 workload_start 40 21
 for kind in destroy kill pause corrupt crash destroy pause kill corrupt destroy; do

@@ -10,6 +10,7 @@
 # fault sequence; FAULTS=N changes the count.
 source "$(dirname "$0")/../functions.sh"
 source "$(dirname "$0")/rewire-functions.sh"
+private_mounts "$@"
 FAULTS=${FAULTS:-55}
 SEED=${SEED:-$((RANDOM * 32768 + RANDOM))}
 log "campaign seed $SEED, $FAULTS faults"

@@ -6,6 +6,7 @@
 # time by the standard close/reinitialise handshake.
 source "$(dirname "$0")/../functions.sh"
 source "$(dirname "$0")/rewire-functions.sh"
+private_mounts "$@"
 SEED=${SEED:-$((RANDOM * 32768 + RANDOM))}
 log "hostile seed: $SEED"
 nbd_setup 256 deadline-ms=400 -- cache=volatile -- --hostile "$SEED" --hostile-pct 2 \
