@@ -55,3 +55,28 @@ $(TBIN)/frontends/asan-initfirst.so: tests/frontends/asan-initfirst.c
 ALL_TARGETS += $(SF_CORE_LIB) $(SF_BLK_LIB) $(SF_BLK_PLUGIN) $(TBIN)/frontends/asan-initfirst.so
 ALL_TARGETS += $(if $(SF_TESTBACK_SRCS),$(TBIN)/frontends/testback)
 ALL_TARGETS += $(if $(wildcard tests/frontends/blkfe-driver.c),$(TBIN)/frontends/blkfe-driver)
+
+# net/: the netif class, a daemon with a TAP interface in the guest.
+SF_NET_SRCS := $(filter-out %/understudy-netfront.c,$(wildcard $(SF)/net/*.c))
+SF_NET_LIB := $(LIB)/libunderstudy-sfnet.a
+$(OBJ)/pic/$(SF)/net/%.o $(OBJ)/$(SF)/net/%.o: CPPFLAGS += -I$(SF)/net
+$(OBJ)/tests/frontends/net%.o: CPPFLAGS += -I$(SF)/net
+
+$(SF_NET_LIB): $(SF_NET_SRCS:%.c=$(OBJ)/%.o)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BIN)/understudy-netfront: $(OBJ)/$(SF)/net/understudy-netfront.o $(SF_NET_LIB) $(SF_CORE_LIB) \
+                            $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
+
+# Test programs of the net class (tests/frontends/net*.c): each a program of its own,
+# linked with the class library.
+SF_NET_TPROGS := $(patsubst tests/frontends/%.c,$(TBIN)/frontends/%,$(wildcard tests/frontends/net*.c))
+$(SF_NET_TPROGS): $(TBIN)/frontends/%: $(OBJ)/tests/frontends/%.o $(SF_NET_LIB) $(SF_CORE_LIB) \
+                  $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
+
+ALL_TARGETS += $(SF_NET_LIB) $(BIN)/understudy-netfront $(SF_NET_TPROGS)

@@ -1,0 +1,89 @@
+/* nf_dev.h - the shadow netfront: one NIC, its TAP, its shadow, and the
+ * recovery state machine around its connections (see README.md, "The NIC").
+ * Single-threaded: nf_dev_run owns one poll loop.
+ */
+#ifndef NF_DEV_H
+#define NF_DEV_H
+
+#include "nf_conn.h"
+#include "nf_offload.h"
+#include "nf_shadow.h"
+#include "nf_tap.h"
+#include "nf_xenbus.h"
+#include "sf_recovery.h"
+#include "sf_xenbus.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct nf_config {
+    const char *device;   /* the frontend dir, e.g. device/vif/0 */
+    const char *ifname;   /* the TAP's name */
+    unsigned deadline_ms; /* a tx request unanswered this long: the backend hangs */
+    unsigned max_held;    /* frames held while there is no backend */
+    unsigned poll_ms;     /* how often the interface configuration is read */
+    bool offloads;        /* checksum and GSO offloads where the backend has them */
+    unsigned queues;      /* queues asked for (1..NF_MAX_QUEUES), as the backend allows */
+    bool verbose;
+};
+
+enum nf_hs {
+    NF_HS_DOWN = 0, /* no connection */
+    NF_HS_SETUP,    /* keys written, we are Connected, waiting for the backend */
+    NF_HS_UP,
+};
+
+struct nf_held {
+    uint8_t *data;
+    unsigned len;
+};
+
+struct nf_dev {
+    struct nf_config cfg;
+    uint8_t mac[6];
+    struct sfx x;
+    bool x_open;
+    struct xs_handle *xs_rel; /* a second handle for @releaseDomain */
+    struct sf_recovery rec;
+    struct nf_tap tap;
+    xengntshr_handle *gs;
+    xenevtchn_handle *xce;
+
+    enum nf_hs hs;
+    uint64_t hs_since, hs_retry_at;
+    bool asked_close;
+    uint64_t gen;
+    struct nf_conn *q[NF_MAX_QUEUES]; /* the connection: one per queue */
+    unsigned nq;
+    struct nf_features feat;
+    struct nf_txcaps caps; /* the tx offloads of this connection */
+    bool gso_bounded;      /* the TAP's GSO packets fit a tx request */
+    bool filter_on;        /* request-multicast-control as the backend sampled it */
+    bool warned_static;    /* logged that a static-only backend keeps filtering */
+    uint64_t last_alive;   /* last valid response */
+
+    struct nf_shadow sh;      /* the guest's configuration, as last read */
+    struct nf_shadow applied; /* the multicast list the backend has (its mc part) */
+    uint64_t next_read;
+    bool have_shadow;
+
+    /* tx held while there is no backend: FIFO */
+    struct nf_held *held;
+    unsigned held_head, held_n;
+    uint64_t held_bytes;
+
+    uint64_t tx_drop_held, tx_drop_big, tx_drop_off, rx_filtered, rx_tap_err, rx_drop_off;
+    bool stop;
+};
+
+/* Open xenstore, Xen handles and the TAP. 0 or -1 (logged). */
+int nf_dev_open(struct nf_dev *d, const struct nf_config *cfg);
+/* The loop, until SIGTERM/SIGINT (via *stop set by the caller's handler
+ * or signalfd sigfd). */
+int nf_dev_run(struct nf_dev *d, int sigfd);
+void nf_dev_close(struct nf_dev *d);
+
+void nf_log(const struct nf_dev *d, bool verbose_only, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,192 @@
+/* nf_xenbus.c - netif keys. */
+#define _GNU_SOURCE
+#include "nf_xenbus.h"
+
+#include "xs_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TXN_RETRIES 8
+
+static int hexdigit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int nf_parse_mac(const char *s, uint8_t mac[6])
+{
+    if (strlen(s) != 17)
+        return -1;
+    for (unsigned i = 0; i < 6; i++) {
+        int h = hexdigit(s[3 * i]), l = hexdigit(s[3 * i + 1]);
+        if (h < 0 || l < 0 || (i < 5 && s[3 * i + 2] != ':'))
+            return -1;
+        mac[i] = (uint8_t)(h << 4 | l);
+    }
+    return (mac[0] & 1) ? -1 : 0; /* a NIC's own address is unicast */
+}
+
+static int read_mac(struct sfx *x, const char *dir, uint8_t mac[6])
+{
+    char *v = xsu_read(sfx_xs(x), XBT_NULL, dir, "mac", 64);
+    if (!v)
+        return -1;
+    int r = nf_parse_mac(v, mac);
+    free(v);
+    if (r < 0)
+        errno = EINVAL;
+    return r;
+}
+
+int nf_read_fe_mac(struct sfx *x, uint8_t mac[6])
+{
+    return read_mac(x, x->fe, mac);
+}
+
+static int read_flag(struct sfx *x, const char *key, bool *out)
+{
+    uint64_t v;
+    if (xsu_read_u64_default(sfx_xs(x), XBT_NULL, x->be, key, UINT32_MAX, 0, &v) < 0)
+        return -1;
+    *out = v != 0;
+    return 0;
+}
+
+int nf_read_features(struct sfx *x, struct nf_features *f, const char **why)
+{
+    memset(f, 0, sizeof(*f));
+    bool copy;
+    *why = "feature-rx-copy";
+    if (read_flag(x, "feature-rx-copy", &copy) < 0)
+        return -1;
+    if (!copy) {
+        *why = "feature-rx-copy (absent or 0: page flipping is not supported)";
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    struct {
+        const char *key;
+        bool *out;
+    } flags[] = {{"feature-sg", &f->sg},
+                 {"feature-gso-tcpv4", &f->gso4},
+                 {"feature-gso-tcpv6", &f->gso6},
+                 {"feature-ipv6-csum-offload", &f->csum6},
+                 {"feature-multicast-control", &f->mcast},
+                 {"feature-dynamic-multicast-control", &f->mcast_dynamic}};
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        *why = flags[i].key;
+        if (read_flag(x, flags[i].key, flags[i].out) < 0)
+            return -1;
+    }
+    uint64_t q;
+    *why = "multi-queue-max-queues";
+    if (xsu_read_u64_default(sfx_xs(x), XBT_NULL, x->be, "multi-queue-max-queues", UINT32_MAX, 1,
+                             &q) < 0)
+        return -1;
+    f->max_queues = (unsigned)q;
+    *why = "mac";
+    if (read_mac(x, x->be, f->mac) == 0)
+        f->has_mac = true;
+    else if (errno != ENOENT)
+        return -1;
+    return 0;
+}
+
+static int write_queue(struct sfx *x, xs_transaction_t t, const char *dir, uint32_t tx_ref,
+                       uint32_t rx_ref, unsigned port)
+{
+    struct xs_handle *xs = sfx_xs(x);
+    if (xsu_printf(xs, t, dir, "tx-ring-ref", "%u", tx_ref) < 0 ||
+        xsu_printf(xs, t, dir, "rx-ring-ref", "%u", rx_ref) < 0 ||
+        xsu_printf(xs, t, dir, "event-channel", "%u", port) < 0)
+        return -1;
+    return 0;
+}
+
+static int write_all(struct sfx *x, xs_transaction_t t, unsigned nq, const uint32_t *tx_refs,
+                     const uint32_t *rx_refs, const unsigned *ports, bool mcast_filter, bool off)
+{
+    struct xs_handle *xs = sfx_xs(x);
+    if (nq == 1) {
+        if (write_queue(x, t, x->fe, tx_refs[0], rx_refs[0], ports[0]) < 0)
+            return -1;
+    } else {
+        if (xsu_printf(xs, t, x->fe, "multi-queue-num-queues", "%u", nq) < 0)
+            return -1;
+        for (unsigned q = 0; q < nq; q++) {
+            char dir[SFX_PATH_MAX + 24];
+            snprintf(dir, sizeof(dir), "%s/queue-%u", x->fe, q);
+            if (write_queue(x, t, dir, tx_refs[q], rx_refs[q], ports[q]) < 0)
+                return -1;
+        }
+    }
+    const struct {
+        const char *key;
+        unsigned val;
+    } kv[] = {
+        {"request-rx-copy", 1},
+        {"feature-rx-notify", 1},
+        {"feature-sg", 1},
+        /* rx: partial checksums and GSO packets go to the TAP as they are
+         * (virtio_net_hdr); without offloads they come complete and small. */
+        {"feature-no-csum-offload", !off},
+        {"feature-ipv6-csum-offload", off},
+        {"feature-gso-tcpv4", off},
+        {"feature-gso-tcpv6", off},
+        {"request-multicast-control", mcast_filter},
+    };
+    for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
+        if (xsu_printf(xs, t, x->fe, kv[i].key, "%u", kv[i].val) < 0)
+            return -1;
+    return 0;
+}
+
+int nf_write_transport(struct sfx *x, unsigned nq, const uint32_t *tx_refs, const uint32_t *rx_refs,
+                       const unsigned *ports, bool mcast_filter, bool offloads)
+{
+    struct xs_handle *xs = sfx_xs(x);
+    for (int i = 0; i < TXN_RETRIES; i++) {
+        xs_transaction_t t = xs_transaction_start(xs);
+        if (t == XBT_NULL)
+            return -1;
+        if (write_all(x, t, nq, tx_refs, rx_refs, ports, mcast_filter, offloads) < 0) {
+            int e = errno;
+            xs_transaction_end(xs, t, true);
+            errno = e;
+            return -1;
+        }
+        if (xs_transaction_end(xs, t, false))
+            return 0;
+        if (errno != EAGAIN)
+            return -1;
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
+int nf_write_mcast_request(struct sfx *x, bool on)
+{
+    return xsu_printf(sfx_xs(x), XBT_NULL, x->fe, "request-multicast-control", "%u", on ? 1u : 0u);
+}
+
+void nf_remove_transport(struct sfx *x)
+{
+    static const char *const keys[] = {"tx-ring-ref", "rx-ring-ref", "event-channel",
+                                       "multi-queue-num-queues"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        sfx_remove(x, keys[i]);
+    for (unsigned q = 0; q < 8; q++) { /* queue dirs of any earlier connection */
+        char key[16];
+        snprintf(key, sizeof(key), "queue-%u", q);
+        sfx_remove(x, key);
+    }
+}

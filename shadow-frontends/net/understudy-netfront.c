@@ -1,0 +1,142 @@
+/* understudy-netfront - the shadow netif frontend daemon: a TAP interface
+ * in the guest, connected to whatever netif backend the toolstack wires the
+ * frontend dir to, surviving the backend's death (see README.md). */
+#define _GNU_SOURCE
+#include "nf_dev.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: understudy-netfront --device DIR [--ifname NAME] [--deadline-ms MS]\n"
+               "                           [--max-held N] [--poll-ms MS] [--offloads on|off]\n"
+               "                           [--queues N] [-v]\n"
+               "  --device DIR     the frontend dir, e.g. device/vif/0 (relative to the domain)\n"
+               "  --ifname NAME    the TAP interface to create (default eth0)\n"
+               "  --deadline-ms MS a tx request unanswered this long means a hung backend "
+               "(default 2000)\n"
+               "  --max-held N     frames held while there is no backend (default 256)\n"
+               "  --poll-ms MS     how often the interface configuration is read (default 200)\n"
+               "  --offloads on|off checksum and TCP segmentation offloads, both ways, where the\n"
+               "                   backend has them (default on)\n"
+               "  --queues N       queues (rings) to use, 1..2, as the backend allows (default 1)\n"
+               "  -v               log configuration changes\n");
+}
+
+static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct nf_config cfg = {.ifname = "eth0",
+                            .deadline_ms = 2000,
+                            .max_held = 256,
+                            .poll_ms = 200,
+                            .offloads = true,
+                            .queues = 1};
+    static const struct option opts[] = {{"device", required_argument, NULL, 'd'},
+                                         {"ifname", required_argument, NULL, 'i'},
+                                         {"deadline-ms", required_argument, NULL, 't'},
+                                         {"max-held", required_argument, NULL, 'm'},
+                                         {"poll-ms", required_argument, NULL, 'p'},
+                                         {"offloads", required_argument, NULL, 'o'},
+                                         {"queues", required_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
+        switch (o) {
+        case 'd':
+            cfg.device = optarg;
+            break;
+        case 'i':
+            cfg.ifname = optarg;
+            break;
+        case 't':
+            if (parse_uint(optarg, 10, 3600000, &cfg.deadline_ms) < 0) {
+                fprintf(stderr, "understudy-netfront: --deadline-ms '%s': want 10..3600000\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'm':
+            if (parse_uint(optarg, 1, 65536, &cfg.max_held) < 0) {
+                fprintf(stderr, "understudy-netfront: --max-held '%s': want 1..65536\n", optarg);
+                return 2;
+            }
+            break;
+        case 'p':
+            if (parse_uint(optarg, 10, 60000, &cfg.poll_ms) < 0) {
+                fprintf(stderr, "understudy-netfront: --poll-ms '%s': want 10..60000\n", optarg);
+                return 2;
+            }
+            break;
+        case 'o':
+            if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+                fprintf(stderr, "understudy-netfront: --offloads '%s': want on or off\n", optarg);
+                return 2;
+            }
+            cfg.offloads = !strcmp(optarg, "on");
+            break;
+        case 'q':
+            if (parse_uint(optarg, 1, NF_MAX_QUEUES, &cfg.queues) < 0) {
+                fprintf(stderr, "understudy-netfront: --queues '%s': want 1..%u\n", optarg,
+                        NF_MAX_QUEUES);
+                return 2;
+            }
+            break;
+        case 'v':
+            cfg.verbose = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!cfg.device || optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    int sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sigfd < 0) {
+        perror("understudy-netfront: signalfd");
+        return 1;
+    }
+    setvbuf(stderr, NULL, _IOLBF, 0);
+    struct nf_dev *d = calloc(1, sizeof(*d));
+    if (!d) {
+        perror("understudy-netfront");
+        return 1;
+    }
+    int rc = 1;
+    if (nf_dev_open(d, &cfg) == 0 && nf_dev_run(d, sigfd) == 0)
+        rc = 0;
+    nf_dev_close(d);
+    free(d);
+    close(sigfd);
+    return rc;
+}

@@ -1,0 +1,157 @@
+# tests/frontends/net-functions.sh - the network class on xensim, in network
+# namespaces of this machine. Source after tests/functions.sh; call start_sim
+# and net_ns first.
+#
+#   net_ns                 three namespaces: $NS_G (the guest: our TAP), $NS_D (the
+#                          driver domain: bridge br0 with veth vd0), $NS_S (the server:
+#                          veth vs0 = 10.0.0.1/24). Removed on exit.
+#   in_g / in_d / in_s CMD...   run CMD in that namespace
+#   vif_fe GUEST DEVID / vif_be DRV GUEST DEVID     the two dirs
+#   vif_add GUEST DRV DEVID [K=V...]   a vif as libxl writes it (mac $MAC, bridge br0),
+#                          frontend dir first; K=V are more backend keys
+#   netback_dom NAME       a driver domain whose main process is netback in $NS_D, started
+#                          once its backend dir is written (go file); prints the domid
+#   netback_go NAME GUEST DEVID   write go.NAME (its backend dir)
+#   netfront_dom NAME [ARGS...]   a guest domain running understudy-netfront in $NS_G on
+#                          device/vif/$VIF (ASan-built: its log is checked); prints domid
+#   guest_ip               wait for eth0 in $NS_G, give it 10.0.0.2/24, up
+#   nf_key GUEST KEY       a key of the frontend dir (empty if absent)
+#   nf_live_n GUEST N      shadow/state live and shadow/recoveries >= N
+#   rewire_vif GUEST DEVID DRV   point the frontend at DRV's backend in place, bump generation
+#   vif_be_add GUEST DRV DEVID [K=V...]   only the backend dir (a new driver domain's)
+#   replace_netback OLD NEW GUEST   the stand-in toolstack's recovery: destroy OLD, start NEW
+#                          with netback and a backend dir (plus $VIF_BE_KEYS), rewire
+#   net_sanitizer_check / net_dump_logs   on every $TEST_TMP/*.log
+
+NETBACK=$BUILD/bin/netback
+NETFRONT=$BUILD/bin/understudy-netfront
+MAC=00:16:3e:4e:46:01
+VIF=0
+VIF_BE_KEYS=()  # more backend keys replace_netback writes (the recorded config)
+
+net_ns() {
+    requires ip
+    [ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+    NS_G=nfg$$ NS_D=nfd$$ NS_S=nfs$$
+    ip netns add "$NS_G" && ip netns add "$NS_D" && ip netns add "$NS_S" ||
+        fail "ip netns add"
+    on_exit "_net_ns_cleanup"
+    in_d ip link add br0 type bridge && in_d ip link set br0 up &&
+        in_d ip link add vd0 type veth peer name vs0 &&
+        in_d ip link set vs0 netns "$NS_S" && in_d ip link set vd0 master br0 &&
+        in_d ip link set vd0 up && in_s ip addr add 10.0.0.1/24 dev vs0 &&
+        in_s ip link set vs0 up && in_s ip link set lo up && in_g ip link set lo up ||
+        fail "network setup"
+    # No IPv6 chatter (DAD, router solicitations) in the counts.
+    for ns in "$NS_G" "$NS_D" "$NS_S"; do
+        ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+    done
+}
+# Every process left in our namespaces (servers, probes; found by namespace, not
+# by name), then the namespaces.
+_net_ns_cleanup() {
+    local ns
+    for ns in "$NS_G" "$NS_D" "$NS_S"; do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+    return 0
+}
+in_g() { ip netns exec "$NS_G" "$@"; }
+in_d() { ip netns exec "$NS_D" "$@"; }
+in_s() { ip netns exec "$NS_S" "$@"; }
+
+vif_fe() { echo "/local/domain/$1/device/vif/$2"; }
+vif_be() { echo "/local/domain/$1/backend/vif/$2/$3"; }
+
+vif_add() {
+    local g=$1 d=$2 dev=$3
+    shift 3
+    local xsdev=$TPROG/dom0/xsdev
+    [ -x "$xsdev" ] || fail "no $xsdev"
+    "$xsdev" "$(vif_fe "$g" "$dev")" "n$g,r$d" backend="$(vif_be "$d" "$g" "$dev")" \
+        backend-id="$d" state=1 handle="$dev" mac="$MAC" shadow/generation=0 ||
+        fail "vif_add: frontend dir"
+    "$xsdev" "$(vif_be "$d" "$g" "$dev")" "n$d,r$g" frontend="$(vif_fe "$g" "$dev")" \
+        frontend-id="$g" online=1 state=1 handle="$dev" mac="$MAC" bridge=br0 type=vif \
+        script=/etc/xen/scripts/vif-bridge "$@" || fail "vif_add: backend dir"
+}
+
+netback_dom() {
+    local name=$1
+    new_dom "$name" ip netns exec "$NS_D" sh -c \
+        'f=$1; shift; while [ ! -s "$f" ]; do sleep 0.02; done; exec "$@" --backend "$(cat "$f")"' \
+        sh "$TEST_TMP/go.$name" "$NETBACK"
+}
+netback_go() { vif_be "$(xensim_domid "$1")" "$2" "$3" >"$TEST_TMP/go.$1.tmp" && mv "$TEST_TMP/go.$1.tmp" "$TEST_TMP/go.$1"; }
+xensim_domid() { "$XENSIM" info "$1" | sed -n 's/^domid=//p'; }
+
+netfront_dom() {
+    local name=$1
+    shift
+    new_dom "$name" ip netns exec "$NS_G" sh -c \
+        'f=$1; shift; while [ ! -e "$f" ]; do sleep 0.02; done; exec "$@"' \
+        sh "$TEST_TMP/go.$name" "$NETFRONT" --device "device/vif/$VIF" "$@"
+}
+
+_has_eth0() { in_g ip link show eth0; }
+guest_ip() {
+    wait_for 20 _has_eth0
+    in_g ip addr add 10.0.0.2/24 dev eth0 && in_g ip link set eth0 up || fail "guest address"
+}
+
+nf_key() { xenstore-read "$(vif_fe "$1" "$VIF")/$2" 2>/dev/null || true; }
+nf_live_n() {
+    [ "$(nf_key "$1" shadow/state)" = live ] && [ "$(nf_key "$1" shadow/recoveries)" -ge "$2" ] 2>/dev/null
+}
+
+rewire_vif() {
+    local g=$1 dev=$2 d=$3 fe gen
+    fe=$(vif_fe "$g" "$dev")
+    xenstore-write "$fe/backend" "$(vif_be "$d" "$g" "$dev")" "$fe/backend-id" "$d" ||
+        fail "rewire: write $fe"
+    xenstore-chmod -r "$fe" "n$g" "r$d" || fail "rewire: chmod $fe"
+    gen=$(xenstore-read "$fe/shadow/generation" 2>/dev/null || echo 0)
+    xenstore-write "$fe/shadow/generation" $((gen + 1)) || fail "rewire: bump generation"
+}
+
+net_sanitizer_check() {
+    local f
+    for f in "$TEST_TMP"/*.log; do
+        if grep -qE 'ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:' "$f" 2>/dev/null; then
+            echo "FAIL: sanitizer report in $f:" >&2
+            grep -B2 -A30 -E 'Sanitizer|runtime error' "$f" | head -60 >&2
+            exit 1
+        fi
+    done
+}
+
+net_dump_logs() {
+    local f
+    for f in "$TEST_TMP"/*.log; do
+        [ -f "$f" ] || continue
+        echo "---- $(basename "$f") (last 30 lines)" >&2
+        tail -n 30 "$f" | cut -c1-300 >&2
+    done
+}
+
+# vif_be_add GUEST DRV DEVID [K=V...]: only the backend dir (a new driver domain's).
+vif_be_add() {
+    local g=$1 d=$2 dev=$3
+    shift 3
+    "$TPROG/dom0/xsdev" "$(vif_be "$d" "$g" "$dev")" "n$d,r$g" frontend="$(vif_fe "$g" "$dev")" \
+        frontend-id="$g" online=1 state=1 handle="$dev" mac="$MAC" bridge=br0 type=vif \
+        script=/etc/xen/scripts/vif-bridge "$@" || fail "vif_be_add: backend dir"
+}
+
+# replace_netback OLD NEW GUEST: the stand-in toolstack's recovery: destroy domain OLD
+# if it is still there, start NEW with netback, its backend dir, rewire. Prints NEW's domid.
+replace_netback() {
+    local old=$1 new=$2 g=$3 d
+    "$XENSIM" info "$old" >/dev/null 2>&1 && "$XENSIM" destroy "$old" >/dev/null
+    d=$(netback_dom "$new") || fail "replace_netback: create $new"
+    vif_be_add "$g" "$d" "$VIF" "${VIF_BE_KEYS[@]}"
+    netback_go "$new" "$g" "$VIF"
+    rewire_vif "$g" "$VIF" "$d"
+    echo "$d"
+}
