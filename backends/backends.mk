@@ -32,6 +32,11 @@ BE_UNIT_DEPS_blk_check_test := backends/blk/blk_check
 BE_UNIT_DEPS_blk_vcache_test := backends/blk/blk_vcache
 BE_UNIT_DEPS_blk_pgrant_test := backends/blk/blk_pgrant
 BE_UNIT_DEPS_be_inject_test := backends/core/be_inject
+BE_UNIT_DEPS_nb_txcheck_test := backends/net/nb_txcheck
+BE_UNIT_DEPS_nb_credit_test := backends/net/nb_credit
+BE_UNIT_DEPS_nb_mcast_test := backends/net/nb_mcast
+BE_UNIT_DEPS_nb_vnet_test := backends/net/nb_vnet backends/net/nb_pkt
+$(OBJ)/$(TBE)/unit/nb_%.o: CPPFLAGS += -Ibackends/net
 BE_UNITS := $(patsubst $(TBE)/unit/%.c,%,$(wildcard $(TBE)/unit/*_test.c))
 
 define be_unit_rule
@@ -50,10 +55,29 @@ $(O)/bench/blkbench: $(TFRONT_OBJS)
 
 # ---- netback: the netif class (backends/net) ----
 NETBACK_SRCS := $(wildcard backends/net/*.c)
-$(OBJ)/backends/%.o: CPPFLAGS += -Ibackends/net
+$(OBJ)/backends/net/%.o: CPPFLAGS += -Ibackends/net
 
 $(BIN)/netback: $(NETBACK_SRCS:%.c=$(OBJ)/%.o) $(BE_CORE_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(BE_XEN_LIBS) $(COMMON_LIB)
 
 ALL_TARGETS += $(BIN)/netback
+
+# ---- tests/backends: the netif test frontend, the hostile frontend, the peer ----
+# nfront.c (the frontend library), nframe.c (frames built by hand), nbad.c
+# (malformed tx requests); npeer runs on the driver domain's network side.
+NFRONT_OBJS := $(OBJ)/$(TBE)/nfront.o $(OBJ)/$(TBE)/nframe.o $(OBJ)/$(TBE)/nbad.o
+
+$(TBIN)/backends/netfront: $(OBJ)/$(TBE)/netfront.o $(NFRONT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(BE_XEN_LIBS)
+
+$(TBIN)/backends/nhostile: $(OBJ)/$(TBE)/nhostile.o $(NFRONT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(BE_XEN_LIBS)
+
+$(TBIN)/backends/npeer: $(OBJ)/$(TBE)/npeer.o $(OBJ)/$(TBE)/nframe.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@
+
+ALL_TARGETS += $(TBIN)/backends/netfront $(TBIN)/backends/nhostile $(TBIN)/backends/npeer

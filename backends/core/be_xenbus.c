@@ -95,6 +95,7 @@ static int read_frontend(struct be_dev *be)
             return -1;
         }
         be->fe_state = -1;
+        be->fe_events = 0;
         be->stale = xsu_read_state(be->xs, be->fe_path) == XenbusStateConnected;
         if (be->stale)
             BE_LOG(be,
@@ -189,12 +190,17 @@ static void frontend_changed(struct be_dev *be)
                    strerror(errno));
         st = XenbusStateUnknown;
     }
-    if (st == be->fe_state)
+    /* The first event is the watch's own, at registration: a frontend still
+     * Connected then is the stale one. Any later event is a write by the
+     * frontend: if it reads Connected again, the frontend went through
+     * Initialising and reconnected faster than we read its state. */
+    bool rewritten = be->stale && be->fe_events > 1;
+    if (st == be->fe_state && !rewritten)
         return; /* a repeated event: nothing new */
     BE_LOG(be, "frontend state %s", xsu_state_name(st));
     int prev = be->fe_state;
     be->fe_state = st;
-    if (be->stale && st == XenbusStateConnected)
+    if (be->stale && st == XenbusStateConnected && !rewritten)
         return;
     be->stale = false;
 
@@ -296,9 +302,10 @@ void be_xenbus_watch_event(struct be_dev *be, const char *path, const char *toke
 {
     if (!strcmp(token, "be"))
         backend_changed(be, path);
-    else if (!strcmp(token, "fe"))
+    else if (!strcmp(token, "fe")) {
+        be->fe_events++;
         frontend_changed(be);
-    else if (!strcmp(token, "inj"))
+    } else if (!strcmp(token, "inj"))
         inject_changed(be);
 }
 

@@ -7,6 +7,7 @@
 #include "be.h"
 #include "nb_credit.h"
 #include "nb_mcast.h"
+#include "nb_mcwatch.h"
 #include "nb_txcheck.h"
 #include "nb_vnet.h"
 
@@ -25,6 +26,9 @@
 /* The largest frame read from the TAP (64 KiB of GSO payload plus headers). */
 #define NB_RX_MAX_FRAME (65536u + 256u)
 #define NB_TX_MAX_FRAME 65536u
+/* A received frame waits this long for rx buffers, then is dropped (a
+ * frontend that posts fewer buffers than the frame needs, or none). */
+#define NB_RX_DRAIN_MS 5000u
 
 struct nb_config {
     uint8_t mac[6];                 /* the guest's MAC, from "mac" */
@@ -94,6 +98,8 @@ struct nb_queue {
 
     /* rx pass */
     struct nb_rxpkt held; /* read from the TAP, waiting for buffers (held.len != 0) */
+    uint64_t held_since_ms;
+    uint64_t drain_timer; /* drops the held frame if its buffers never come */
     struct nb_rxpkt rpk[NB_BATCH];
     uint16_t rx_ids[NB_RING_SIZE]; /* ids of the requests taken, by ring index */
     xengnttab_grant_copy_segment_t rseg[NB_RING_SIZE];
@@ -114,7 +120,8 @@ struct nb_dev {
     struct nb_queue *q;
     struct nb_rxcaps caps;
     bool split;
-    bool mcast_filter; /* request-multicast-control, sampled at connect */
+    bool mcast_filter; /* request-multicast-control, sampled at connect and on changes */
+    struct nb_mcwatch mcwatch;
     struct nb_mcast mcast;
     struct nb_credit credit;
     uint64_t credit_timer; /* tx waits for credit */
@@ -128,7 +135,7 @@ struct nb_dev {
 
     /* Counters, logged at disconnect. */
     uint64_t tx_pkts, tx_bytes, tx_err, rx_pkts, rx_bytes, rx_err;
-    uint64_t rx_drop_big, rx_drop_mcast, rx_drop_bad, mcast_ops;
+    uint64_t rx_drop_big, rx_drop_mcast, rx_drop_bad, rx_drop_stall, mcast_ops;
 };
 
 /* nb_config.c: toolstack keys. */
@@ -154,6 +161,8 @@ int nb_tap_bridge_exists(const char *bridge);
 void nb_tx_run(struct nb_queue *q);
 /* nb_rx.c: guest receive. */
 void nb_rx_run(struct nb_queue *q);
+/* Cancel the queue's drain timer (at disconnect). */
+void nb_rx_stop(struct nb_queue *q);
 
 /* nb_run.c: scheduling. */
 /* Run both directions of every queue (after a fault ends, credit returns...). */
@@ -163,6 +172,11 @@ void nb_kick(struct nb_queue *q);
 void nb_unkick(struct nb_queue *q);
 /* A queue's shared ring is broken: stop serving it, device Closing. */
 void nb_queue_broken(struct nb_queue *q, const char *what, RING_IDX prod, RING_IDX ours);
+/* The TAP failed under us (deleted, detached: err from read/write): stop
+ * serving every queue, device Closing; the next connection makes a new TAP. */
+void nb_tap_lost(struct nb_dev *d, const char *op, int err);
+/* Is err from a TAP read/write a TAP that is gone (not a transient or per-frame error)? */
+bool nb_tap_gone_errno(int err);
 uint64_t nb_now_us(void);
 
 /* nb_fault.c: injected faults. */

@@ -181,16 +181,20 @@ int nb_connect(struct be_dev *be)
         return -1;
     }
     d->nq = (unsigned)nq;
+    /* Every queue is valid for nb_disconnect before anything can fail. */
+    for (unsigned i = 0; i < d->nq; i++) {
+        d->q[i].d = d;
+        d->q[i].idx = i;
+        d->q[i].fd = -1;
+    }
+    if (nb_mcwatch_start(&d->mcwatch, be, &d->mcast_filter) < 0)
+        return -1;
     char dir[300];
     queue_dir(d, 0, dir, sizeof(dir));
     d->split = has_key(be, dir, "event-channel-tx");
     for (unsigned i = 0; i < d->nq; i++) {
-        struct nb_queue *q = &d->q[i];
-        q->d = d;
-        q->idx = i;
-        q->fd = -1;
         queue_dir(d, i, dir, sizeof(dir));
-        if (attach_queue(d, q, dir) < 0)
+        if (attach_queue(d, &d->q[i], dir) < 0)
             return -1;
     }
     char msg[256];
@@ -224,12 +228,14 @@ void nb_disconnect(struct be_dev *be)
 {
     struct nb_dev *d = be_priv(be);
     nb_fault_stop(d);
+    nb_mcwatch_stop(&d->mcwatch);
     be_loop_del_timer(be_loop_of(be), d->credit_timer);
     d->credit_timer = 0;
     for (unsigned i = 0; d->q && i < d->nq; i++) {
         struct nb_queue *q = &d->q[i];
         nb_queue_watch(q, false);
         nb_unkick(q);
+        nb_rx_stop(q);
         be_ring_unmap(be, &q->txr);
         be_ring_unmap(be, &q->rxr);
         free(q->tstage);
@@ -239,16 +245,17 @@ void nb_disconnect(struct be_dev *be)
     if (d->q)
         BE_LOG(be,
                "tx %llu packets %llu bytes (%llu refused or failed); rx %llu packets %llu bytes "
-               "(%llu failed; dropped: %llu too big, %llu multicast filtered, %llu bad)",
+               "(%llu failed; dropped: %llu too big, %llu multicast filtered, %llu bad, %llu no "
+               "buffers)",
                (unsigned long long)d->tx_pkts, (unsigned long long)d->tx_bytes,
                (unsigned long long)d->tx_err, (unsigned long long)d->rx_pkts,
                (unsigned long long)d->rx_bytes, (unsigned long long)d->rx_err,
                (unsigned long long)d->rx_drop_big, (unsigned long long)d->rx_drop_mcast,
-               (unsigned long long)d->rx_drop_bad);
+               (unsigned long long)d->rx_drop_bad, (unsigned long long)d->rx_drop_stall);
     free(d->q);
     d->q = NULL;
     d->nq = 0;
     nb_mcast_clear(&d->mcast);
     d->tx_pkts = d->tx_bytes = d->tx_err = d->rx_pkts = d->rx_bytes = d->rx_err = 0;
-    d->rx_drop_big = d->rx_drop_mcast = d->rx_drop_bad = d->mcast_ops = 0;
+    d->rx_drop_big = d->rx_drop_mcast = d->rx_drop_bad = d->rx_drop_stall = d->mcast_ops = 0;
 }

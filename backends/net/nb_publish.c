@@ -25,6 +25,7 @@ int nb_publish(struct be_dev *be, xs_transaction_t t)
         {"feature-gso-tcpv6", 1},
         {"feature-ipv6-csum-offload", 1},
         {"feature-multicast-control", 1},
+        {"feature-dynamic-multicast-control", 1},
         {"feature-split-event-channels", 1},
         {"multi-queue-max-queues", NB_MAX_QUEUES},
     };

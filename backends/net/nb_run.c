@@ -4,6 +4,7 @@
 #include "nb.h"
 
 #include <errno.h>
+#include <string.h>
 #include <time.h>
 
 uint64_t nb_now_us(void)
@@ -51,4 +52,26 @@ void nb_queue_broken(struct nb_queue *q, const char *what, RING_IDX prod, RING_I
             "queue %u: frontend's %s req_prod %u is %u requests past our responses on a ring "
             "of %u: not serving this queue",
             q->idx, what, prod, prod - ours, (unsigned)NB_RING_SIZE);
+}
+
+bool nb_tap_gone_errno(int err)
+{
+    /* A tun file whose device was deleted: EBADFD. (EIO, a TAP set down by
+     * the operator, is not: its frames are dropped until it is up again.) */
+    return err == EBADFD || err == ENXIO || err == ENODEV;
+}
+
+void nb_tap_lost(struct nb_dev *d, const char *op, int err)
+{
+    bool was = false;
+    for (unsigned i = 0; i < d->nq; i++) {
+        was |= d->q[i].broken;
+        d->q[i].broken = true;
+        nb_queue_watch(&d->q[i], false);
+    }
+    if (!was)
+        be_fail(d->be, err,
+                "TAP %s: %s: %s: not serving this device (the next connection makes "
+                "a new TAP)",
+                d->tap.name, op, strerror(err));
 }

@@ -6,8 +6,10 @@
  * A frame is filtered (multicast list), checked against what the frontend
  * can take (slots without feature-sg, the largest packet), then waits,
  * held, until enough buffers are posted: meanwhile the TAP is not read and
- * the kernel queues or drops. We never write outside a posted buffer: each
- * copy targets one granted page at offset 0, at most a page long.
+ * the kernel queues or drops. A frame held NB_RX_DRAIN_MS is dropped (the
+ * frontend may never post as many buffers as it needs). We never write
+ * outside a posted buffer: each copy targets one granted page at offset 0,
+ * at most a page long.
  */
 #define _GNU_SOURCE
 #include "nb.h"
@@ -39,7 +41,9 @@ static int read_frame(struct nb_queue *q, uint8_t *at, struct nb_rxpkt *pk)
     struct nb_dev *d = q->d;
     ssize_t n = read(q->fd, at, NB_VNET_HDR + NB_RX_MAX_FRAME);
     if (n < 0) {
-        if (errno != EAGAIN && errno != EINTR)
+        if (nb_tap_gone_errno(errno))
+            nb_tap_lost(d, "read", errno);
+        else if (errno != EAGAIN && errno != EINTR)
             BE_LOG_RL(d->be, "queue %u: reading %s: %s", q->idx, d->tap.name, strerror(errno));
         return 0;
     }
@@ -165,6 +169,34 @@ static bool copied_ok(struct nb_queue *q, const struct nb_rxpkt *pk, bool copied
     return true;
 }
 
+/* The held frame's buffers did not come in time: drop it, read on. */
+static void drain(void *opaque)
+{
+    struct nb_queue *q = opaque;
+    q->drain_timer = 0;
+    if (!q->held.len)
+        return;
+    uint64_t waited = be_now_ms() - q->held_since_ms;
+    if (waited < NB_RX_DRAIN_MS) { /* another frame is held now: its own full wait */
+        q->drain_timer = be_loop_add_timer(be_loop_of(q->d->be), NB_RX_DRAIN_MS - waited, drain, q);
+        return;
+    }
+    BE_LOG_RL(q->d->be,
+              "queue %u: rx frame of %u bytes dropped: waited %llu ms for %u rx buffers "
+              "(%u posted)",
+              q->idx, q->held.len, (unsigned long long)waited, q->held.need,
+              (unsigned)(q->rx.sring->req_prod - q->rx.req_cons));
+    q->d->rx_drop_stall++;
+    q->held.len = 0;
+    nb_rx_run(q);
+}
+
+void nb_rx_stop(struct nb_queue *q)
+{
+    be_loop_del_timer(be_loop_of(q->d->be), q->drain_timer);
+    q->drain_timer = 0;
+}
+
 void nb_rx_run(struct nb_queue *q)
 {
     struct nb_dev *d = q->d;
@@ -198,6 +230,8 @@ void nb_rx_run(struct nb_queue *q)
             staged += NB_VNET_HDR + pk->len;
         }
         if (!slots_posted(q, pk->need, &rp)) {
+            if (!q->held.len)
+                q->held_since_ms = be_now_ms();
             q->held = *pk;
             stalled = true;
             break;
@@ -226,4 +260,6 @@ void nb_rx_run(struct nb_queue *q)
         nb_push_rx(q);
     /* While a frame waits for buffers, the TAP is not read. */
     nb_queue_watch(q, !stalled && !q->broken);
+    if (stalled && !q->broken && !q->drain_timer)
+        q->drain_timer = be_loop_add_timer(be_loop_of(d->be), NB_RX_DRAIN_MS, drain, q);
 }

@@ -49,10 +49,14 @@ static int open_queue(struct nb_tap *t, unsigned i, char *msg, size_t msglen)
     struct ifreq ifr;
     memset(&ifr, 0, sizeof(ifr));
     snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->name);
-    ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+    /* The first queue creates the device and must not attach to one that
+     * exists (another process's TAP, or another interface of that name). */
+    ifr.ifr_flags =
+        IFF_TAP | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE | (i == 0 ? IFF_TUN_EXCL : 0);
     int hdr = (int)NB_VNET_HDR;
     if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-        snprintf(msg, msglen, "TUNSETIFF %s (queue %u): %s", t->name, i, strerror(errno));
+        snprintf(msg, msglen, "TUNSETIFF %s (queue %u): %s%s", t->name, i, strerror(errno),
+                 errno == EBUSY ? " (an interface of that name exists)" : "");
         close(fd);
         return -1;
     }

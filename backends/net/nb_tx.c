@@ -122,6 +122,10 @@ static int16_t send_pkt(struct nb_queue *q, struct nb_txq_pkt *tp, bool copied)
     }
     memcpy(tp->buf, &h, sizeof(h));
     ssize_t n = write(q->fd, tp->buf, NB_VNET_HDR + tp->p.total);
+    if (n < 0 && nb_tap_gone_errno(errno)) {
+        nb_tap_lost(d, "write", errno);
+        return NETIF_RSP_DROPPED;
+    }
     if (n < 0) {
         BE_LOG_RL(d->be, "queue %u: writing a %u-byte frame to %s: %s", q->idx, tp->p.total,
                   d->tap.name, strerror(errno));

@@ -6,9 +6,11 @@
 #include <string.h>
 
 const char *const nbad_kinds[] = {
-    "slots-19",      "size-small",    "cross-page",  "cross-page-frag", "frags-bigger", "bad-gref",
-    "bad-gref-frag", "extra-unknown", "extra-none",  "extra-dup",       "gso-type",     "gso-size0",
-    "gso-mismatch",  "gso-not-tcp",   "csum-not-ip", "mcast-unicast",   NULL,
+    "slots-19",      "size-small",    "cross-page",   "cross-page-frag",
+    "first-offset",  "frag-offset",   "frags-bigger", "bad-gref",
+    "bad-gref-frag", "extra-unknown", "extra-none",   "extra-dup",
+    "gso-type",      "gso-size0",     "gso-mismatch", "gso-not-tcp",
+    "csum-not-ip",   "mcast-unicast", NULL,
 };
 
 #define BOGUS_GREF 0x7ffff0u
@@ -42,9 +44,17 @@ static void extra(struct build *b, uint8_t type)
     b->nextra++;
 }
 
-static netif_extra_info_t *extra_at(struct build *b, unsigned i)
+/* Change slot i's extra-info through a copy (the slot is a tx request). */
+static netif_extra_info_t get_extra(const struct build *b, unsigned i)
 {
-    return (netif_extra_info_t *)(void *)&b->r[i];
+    netif_extra_info_t x;
+    memcpy(&x, &b->r[i], sizeof(x));
+    return x;
+}
+
+static void put_extra(struct build *b, unsigned i, const netif_extra_info_t *x)
+{
+    memcpy(&b->r[i], x, sizeof(*x));
 }
 
 /* Data slots: frame split into nslots pieces, each in its own tx page. */
@@ -85,6 +95,12 @@ int nbad_send(struct nf *t, const char *kind, const struct nfr_end *src, const s
     } else if (!strcmp(kind, "cross-page-frag")) {
         data(t, &b, f, (unsigned)len, 2, 0);
         b.r[1].offset = 3900;
+    } else if (!strcmp(kind, "first-offset")) {
+        data(t, &b, f, (unsigned)len, 1, 0);
+        b.r[0].offset = 65000; /* far past the page */
+    } else if (!strcmp(kind, "frag-offset")) {
+        data(t, &b, f, (unsigned)len, 3, 0);
+        b.r[2].offset = 4096; /* starts at the page's end */
     } else if (!strcmp(kind, "frags-bigger")) {
         data(t, &b, f, (unsigned)len, 2, 0);
         b.r[0].size = 100;
@@ -99,24 +115,29 @@ int nbad_send(struct nf *t, const char *kind, const struct nfr_end *src, const s
                !strcmp(kind, "gso-size0")) {
         data(t, &b, f, (unsigned)len, 1, 0);
         extra(&b, XEN_NETIF_EXTRA_TYPE_GSO);
+        netif_extra_info_t x = get_extra(&b, 1);
         if (!strcmp(kind, "extra-unknown"))
-            extra_at(&b, 1)->type = 7;
+            x.type = 7;
         else if (!strcmp(kind, "extra-none"))
-            extra_at(&b, 1)->type = XEN_NETIF_EXTRA_TYPE_NONE;
-        else if (!strcmp(kind, "extra-dup"))
-            extra(&b, XEN_NETIF_EXTRA_TYPE_GSO);
+            x.type = XEN_NETIF_EXTRA_TYPE_NONE;
         else if (!strcmp(kind, "gso-type"))
-            extra_at(&b, 1)->u.gso.type = 9;
-        else
-            extra_at(&b, 1)->u.gso.size = 0;
+            x.u.gso.type = 9;
+        else if (!strcmp(kind, "gso-size0"))
+            x.u.gso.size = 0;
+        put_extra(&b, 1, &x);
+        if (!strcmp(kind, "extra-dup"))
+            extra(&b, XEN_NETIF_EXTRA_TYPE_GSO);
     } else if (!strcmp(kind, "gso-mismatch") || !strcmp(kind, "gso-not-tcp")) {
         if (!strcmp(kind, "gso-mismatch"))
             len = nfr_tcp(f, sizeof(f), src, dst, 1000, 600);
         data(t, &b, f, (unsigned)len, 1, 0);
         b.r[0].flags |= NETTXF_csum_blank;
         extra(&b, XEN_NETIF_EXTRA_TYPE_GSO);
-        if (!strcmp(kind, "gso-mismatch"))
-            extra_at(&b, 1)->u.gso.type = XEN_NETIF_GSO_TYPE_TCPV6;
+        if (!strcmp(kind, "gso-mismatch")) {
+            netif_extra_info_t x = get_extra(&b, 1);
+            x.u.gso.type = XEN_NETIF_GSO_TYPE_TCPV6;
+            put_extra(&b, 1, &x);
+        }
     } else if (!strcmp(kind, "csum-not-ip")) {
         f[12] = 0x08;
         f[13] = 0x06; /* ARP */
@@ -125,7 +146,9 @@ int nbad_send(struct nf *t, const char *kind, const struct nfr_end *src, const s
     } else if (!strcmp(kind, "mcast-unicast")) {
         data(t, &b, f, 0 + 14, 1, 0);
         extra(&b, XEN_NETIF_EXTRA_TYPE_MCAST_ADD);
-        memcpy(extra_at(&b, 1)->u.mcast.addr, src->mac, 6);
+        netif_extra_info_t x = get_extra(&b, 1);
+        memcpy(x.u.mcast.addr, src->mac, 6);
+        put_extra(&b, 1, &x);
     } else {
         return -2;
     }

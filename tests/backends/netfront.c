@@ -6,17 +6,21 @@
  *
  * Options: --queues N --split --no-sg --no-gso --no-csum --no-csum6
  *          --mcast-control --rx-bufs N --timeout SEC --no-rx-copy
- *          --no-rx-notify --ip A.B.C.D --peer-ip A.B.C.D --peer-mac MAC
+ *          --no-rx-notify --bogus-ring --ip A.B.C.D --peer-ip A.B.C.D --peer-mac MAC
+ *          --ip6 ADDR --peer-ip6 ADDR
  * Commands:
  *   connect | reconnect | close | drop
  *   await-restart            wait for the backend to restart (InitWait), reconnect
  *   udp PORT SIZE COUNT [SLOTS]      COUNT UDP frames to the peer, full checksums
  *   udp-partial PORT SIZE COUNT [SLOTS]  ... with NETTXF_csum_blank (partial checksums)
+ *   udp6 / udp6-partial ...          the same over IPv6 (--ip6, --peer-ip6)
  *   tcp-gso PORT SIZE MSS [SEQ]      one TCP frame of SIZE payload bytes with a GSO extra
  *   expect-udp PORT COUNT            receive COUNT UDP frames to us, every byte checked
+ *   expect-udp6 PORT COUNT           the same over IPv6
  *   expect-tcp PORT BYTES            receive TCP stream bytes [0, BYTES) to PORT, checked
  *   expect-to MAC N                  receive N frames addressed to MAC
  *   expect-none-to MAC MS            no frame addressed to MAC for MS
+ *   count-rx MS                      receive for MS, print the count per destination MAC
  *   mcast-add MAC [STATUS] | mcast-del MAC [STATUS]
  *   bad KIND | bad-all               malformed tx packets (nbad.c): ERROR/NULL answers
  *   split-push                       a 3-slot packet pushed in two halves: answered OKAY
@@ -32,6 +36,7 @@
 #include "nframe.h"
 #include "nfront.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -43,8 +48,12 @@
 
 static struct nf *T;
 static struct nf_opts O;
-static struct nfr_end me = {.ip = {10, 99, 0, 2}, .port = 4000};
-static struct nfr_end peer = {.mac = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, .ip = {10, 99, 0, 1}};
+/* IPv6: fd00:99::2 (us) and fd00:99::1 (the peer) unless given. */
+static struct nfr_end me = {
+    .ip = {10, 99, 0, 2}, .ip6 = {0xfd, 0, 0, 0x99, [15] = 2}, .port = 4000};
+static struct nfr_end peer = {.mac = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+                              .ip = {10, 99, 0, 1},
+                              .ip6 = {0xfd, 0, 0, 0x99, [15] = 1}};
 
 #define FAILF(...)                                                                                 \
     do {                                                                                           \
@@ -95,7 +104,8 @@ static unsigned make_slots(unsigned len, unsigned n, struct nf_slot *s)
 
 static uint8_t frame[NF_MAX_PKT];
 
-static void send_udp(unsigned port, unsigned size, unsigned count, unsigned nslots, bool partial)
+static void send_udp(unsigned port, unsigned size, unsigned count, unsigned nslots, bool partial,
+                     bool v6)
 {
     peer.port = (uint16_t)port;
     struct nf_slot sl[32];
@@ -103,7 +113,8 @@ static void send_udp(unsigned port, unsigned size, unsigned count, unsigned nslo
         FAILF("1..32 slots");
     uint64_t ok0 = T->txs.ok;
     for (unsigned i = 0; i < count; i++) {
-        size_t len = nfr_udp(frame, sizeof(frame), &me, &peer, i, size, partial);
+        size_t len = v6 ? nfr_udp6(frame, sizeof(frame), &me, &peer, i, size, partial)
+                        : nfr_udp(frame, sizeof(frame), &me, &peer, i, size, partial);
         if (!len)
             FAILF("a UDP frame of %u bytes payload does not fit", size);
         make_slots((unsigned)len, nslots, sl);
@@ -119,8 +130,8 @@ static void send_udp(unsigned port, unsigned size, unsigned count, unsigned nslo
         FAILF("udp: %llu of %u slots answered OKAY (error %llu dropped %llu)",
               (unsigned long long)ok, count * nslots, (unsigned long long)T->txs.error,
               (unsigned long long)T->txs.dropped);
-    printf("ok: sent %u UDP frames of %u bytes in %u slot(s)%s\n", count, size, nslots,
-           partial ? ", partial checksums" : "");
+    printf("ok: sent %u UDP%s frames of %u bytes in %u slot(s)%s\n", count, v6 ? "/IPv6" : "", size,
+           nslots, partial ? ", partial checksums" : "");
 }
 
 static void tcp_gso(unsigned port, unsigned size, unsigned mss, uint32_t seq)
@@ -151,9 +162,9 @@ static bool to_me(const struct nf_pkt *p)
     return p->len >= 6 && !memcmp(p->data, T->mac, 6);
 }
 
-static void expect_udp(unsigned port, unsigned count)
+static void expect_udp(unsigned port, unsigned count, bool v6)
 {
-    unsigned got = 0, partial = 0, maxslots = 0;
+    unsigned got = 0, partial = 0, maxslots = 0, queues = 0;
     uint64_t end = nf_now_ms() + O.timeout_ms;
     while (got < count) {
         struct nf_pkt p;
@@ -165,7 +176,8 @@ static void expect_udp(unsigned port, unsigned count)
             FAILF("expect-udp: %u of %u frames to port %u after %u ms", got, count, port,
                   O.timeout_ms);
         struct nfr_info in;
-        if (to_me(&p) && nfr_parse(p.data, p.len, &in) == 0 && in.proto == 17 && in.dport == port) {
+        if (to_me(&p) && nfr_parse(p.data, p.len, &in) == 0 && in.proto == 17 && in.dport == port &&
+            in.ipver == (v6 ? 6u : 4u)) {
             uint32_t seq;
             bool blank = p.flags & NETRXF_csum_blank;
             if (!in.ip_ok || (!blank && !in.l4_csum_ok))
@@ -174,13 +186,15 @@ static void expect_udp(unsigned port, unsigned count)
                 FAILF("expect-udp: frame %u (%zu bytes) has the wrong payload", got, in.paylen);
             got++;
             partial += blank;
+            queues |= 1u << p.queue;
             if (p.slots > maxslots)
                 maxslots = p.slots;
         }
         free(p.data);
     }
-    printf("ok: received %u UDP frames to port %u (up to %u slots, %u with csum_blank)\n", got,
-           port, maxslots, partial);
+    printf("ok: received %u UDP%s frames to port %u (up to %u slots, %u with csum_blank) on %d "
+           "queue(s)\n",
+           got, v6 ? "/IPv6" : "", port, maxslots, partial, __builtin_popcount(queues));
 }
 
 static void expect_tcp(unsigned port, uint64_t bytes)
@@ -241,6 +255,45 @@ static unsigned count_to(const uint8_t mac[6], unsigned want, unsigned ms)
         free(p.data);
     }
     return got;
+}
+
+/* Everything received for ms, counted by destination MAC: "ok: rx MAC=N ...". */
+static void count_rx(unsigned ms)
+{
+    enum { MAX_DST = 16 };
+    uint8_t dst[MAX_DST][6];
+    unsigned n[MAX_DST], ndst = 0, other = 0;
+    uint64_t end = nf_now_ms() + ms;
+    for (;;) {
+        uint64_t now = nf_now_ms();
+        if (now >= end)
+            break;
+        struct nf_pkt p;
+        int r = nf_recv(T, &p, (unsigned)(end - now));
+        if (r < 0)
+            FAILF("count-rx: %s", T->err);
+        if (r == 0)
+            break;
+        unsigned k = 0;
+        while (k < ndst && (p.len < 6 || memcmp(dst[k], p.data, 6)))
+            k++;
+        if (p.len < 6) {
+            other++;
+        } else if (k < ndst) {
+            n[k]++;
+        } else if (ndst < MAX_DST) {
+            memcpy(dst[ndst], p.data, 6);
+            n[ndst++] = 1;
+        } else {
+            other++;
+        }
+        free(p.data);
+    }
+    printf("ok: rx");
+    for (unsigned k = 0; k < ndst; k++)
+        printf(" %02x:%02x:%02x:%02x:%02x:%02x=%u", dst[k][0], dst[k][1], dst[k][2], dst[k][3],
+               dst[k][4], dst[k][5], n[k]);
+    printf(" other=%u\n", other);
 }
 
 static void mcast(bool add, const char *macs, int want)
@@ -441,6 +494,22 @@ static void await_restart(void)
     if (nf_wait_state(T, T->be, 1u << XenbusStateInitWait, O.timeout_ms) < 0)
         FAILF("await-restart: %s", T->err);
     nf_drop(T);
+    struct nf_opts o = O;
+    o.timeout_ms = 3000;
+    if (nf_connect(T, &o) == 0) {
+        T->o.timeout_ms = O.timeout_ms;
+        printf("ok: connected (%u queue(s)%s)\n", T->nq, O.split ? ", split event channels" : "");
+        return;
+    }
+    /* The backend core can take a frontend that reconnects very fast for the
+     * stale one it found at start (backends/core/be_xenbus.c, the "stale"
+     * state) and never answer: say so, close, connect again. */
+    printf("# reconnect not answered (%s): closing and connecting again\n", T->err);
+    nf_write_state(T, XenbusStateClosing);
+    if (nf_wait_state(T, T->be, 1u << XenbusStateClosed, O.timeout_ms) < 0)
+        FAILF("await-restart: %s", T->err);
+    nf_drop(T);
+    nf_write_state(T, XenbusStateClosed);
     do_connect();
 }
 
@@ -462,22 +531,25 @@ static int run(int argc, char **argv, int i)
             nf_drop(T);
         } else if (!strcmp(c, "await-restart")) {
             await_restart();
-        } else if (!strcmp(c, "udp") || !strcmp(c, "udp-partial")) {
+        } else if (!strcmp(c, "udp") || !strcmp(c, "udp-partial") || !strcmp(c, "udp6") ||
+                   !strcmp(c, "udp6-partial")) {
             need(argc, i, 3, c);
             unsigned sl = i + 4 < argc && argv[i + 4][0] >= '0' && argv[i + 4][0] <= '9'
                               ? (unsigned)num(argv[i + 4])
                               : 0;
             send_udp((unsigned)num(argv[i + 1]), (unsigned)num(argv[i + 2]),
-                     (unsigned)num(argv[i + 3]), sl ? sl : 1, !strcmp(c, "udp-partial"));
+                     (unsigned)num(argv[i + 3]), sl ? sl : 1, strstr(c, "-partial") != NULL,
+                     !strncmp(c, "udp6", 4));
             i += sl ? 4 : 3;
         } else if (!strcmp(c, "tcp-gso")) {
             need(argc, i, 3, c);
             tcp_gso((unsigned)num(argv[i + 1]), (unsigned)num(argv[i + 2]),
                     (unsigned)num(argv[i + 3]), 1000);
             i += 3;
-        } else if (!strcmp(c, "expect-udp")) {
+        } else if (!strcmp(c, "expect-udp") || !strcmp(c, "expect-udp6")) {
             need(argc, i, 2, c);
-            expect_udp((unsigned)num(argv[i + 1]), (unsigned)num(argv[i + 2]));
+            expect_udp((unsigned)num(argv[i + 1]), (unsigned)num(argv[i + 2]),
+                       !strcmp(c, "expect-udp6"));
             i += 2;
         } else if (!strcmp(c, "expect-tcp")) {
             need(argc, i, 2, c);
@@ -501,6 +573,9 @@ static int run(int argc, char **argv, int i)
                 FAILF("expect-none-to %s: a frame arrived", argv[i + 1]);
             printf("ok: no frame to %s for %u ms\n", argv[i + 1], ms);
             i += 2;
+        } else if (!strcmp(c, "count-rx")) {
+            need(argc, i, 1, c);
+            count_rx((unsigned)num(argv[++i]));
         } else if (!strcmp(c, "mcast-add") || !strcmp(c, "mcast-del")) {
             need(argc, i, 1, c);
             bool st = i + 2 < argc && (argv[i + 2][0] == '-' || argv[i + 2][0] == '0');
@@ -563,21 +638,15 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     nf_default_opts(&O);
-    static const struct option opts[] = {{"queues", required_argument, NULL, 'q'},
-                                         {"split", no_argument, NULL, 's'},
-                                         {"no-sg", no_argument, NULL, 'S'},
-                                         {"no-gso", no_argument, NULL, 'G'},
-                                         {"no-csum", no_argument, NULL, 'C'},
-                                         {"no-csum6", no_argument, NULL, '6'},
-                                         {"mcast-control", no_argument, NULL, 'm'},
-                                         {"rx-bufs", required_argument, NULL, 'r'},
-                                         {"timeout", required_argument, NULL, 't'},
-                                         {"no-rx-copy", no_argument, NULL, 'c'},
-                                         {"no-rx-notify", no_argument, NULL, 'n'},
-                                         {"ip", required_argument, NULL, 'i'},
-                                         {"peer-ip", required_argument, NULL, 'p'},
-                                         {"peer-mac", required_argument, NULL, 'M'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"queues", required_argument, NULL, 'q'},   {"split", no_argument, NULL, 's'},
+        {"no-sg", no_argument, NULL, 'S'},          {"no-gso", no_argument, NULL, 'G'},
+        {"no-csum", no_argument, NULL, 'C'},        {"no-csum6", no_argument, NULL, '6'},
+        {"mcast-control", no_argument, NULL, 'm'},  {"rx-bufs", required_argument, NULL, 'r'},
+        {"timeout", required_argument, NULL, 't'},  {"no-rx-copy", no_argument, NULL, 'c'},
+        {"no-rx-notify", no_argument, NULL, 'n'},   {"bogus-ring", no_argument, NULL, 'B'},
+        {"ip", required_argument, NULL, 'i'},       {"peer-ip", required_argument, NULL, 'p'},
+        {"peer-mac", required_argument, NULL, 'M'}, {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
         switch (c) {
@@ -615,6 +684,9 @@ int main(int argc, char **argv)
         case 'n':
             O.no_rx_notify = true;
             break;
+        case 'B':
+            O.bogus_ring_ref = true;
+            break;
         case 'i':
             if (nfr_parse_ip(optarg, me.ip) < 0)
                 FAILF("--ip %s", optarg);
@@ -625,6 +697,14 @@ int main(int argc, char **argv)
             break;
         case 'M':
             mac_arg(optarg, peer.mac);
+            break;
+        case 'I':
+            if (inet_pton(AF_INET6, optarg, me.ip6) != 1)
+                FAILF("--ip6 %s", optarg);
+            break;
+        case 'P':
+            if (inet_pton(AF_INET6, optarg, peer.ip6) != 1)
+                FAILF("--peer-ip6 %s", optarg);
             break;
         default:
             fprintf(stderr, "usage: netfront [OPTIONS] FE-DIR CMD...\n");

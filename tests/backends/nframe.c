@@ -114,6 +114,39 @@ size_t nfr_udp(uint8_t *f, size_t cap, const struct nfr_end *src, const struct n
     return n;
 }
 
+size_t nfr_udp6(uint8_t *f, size_t cap, const struct nfr_end *src, const struct nfr_end *dst,
+                uint32_t seq, size_t paylen, bool partial)
+{
+    size_t l4 = NFR_UDP + paylen, n = NFR_ETH + NFR_IP6 + l4;
+    if (n > cap || paylen < NFR_PAYMIN || l4 > 0xffff)
+        return 0;
+    memcpy(f, dst->mac, 6);
+    memcpy(f + 6, src->mac, 6);
+    put16(f + 12, 0x86dd);
+    uint8_t *ip = f + NFR_ETH;
+    memset(ip, 0, NFR_IP6);
+    ip[0] = 0x60;
+    put16(ip + 4, (unsigned)l4);
+    ip[6] = 17;
+    ip[7] = 64;
+    memcpy(ip + 8, src->ip6, 16);
+    memcpy(ip + 24, dst->ip6, 16);
+    uint8_t *u = ip + NFR_IP6;
+    put16(u, src->port);
+    put16(u + 2, dst->port);
+    put16(u + 4, (unsigned)l4);
+    put16(u + 6, 0);
+    nfr_payload(u + NFR_UDP, paylen, seq);
+    uint32_t ps = sum(0, ip + 8, 32) + 17 + (uint32_t)l4;
+    if (partial) {
+        put16(u + 6, fold(ps));
+    } else {
+        uint16_t c = (uint16_t)~fold(sum(ps, u, l4));
+        put16(u + 6, c ? c : 0xffff);
+    }
+    return n;
+}
+
 size_t nfr_tcp(uint8_t *f, size_t cap, const struct nfr_end *src, const struct nfr_end *dst,
                uint32_t tcpseq, size_t paylen)
 {
@@ -135,11 +168,40 @@ size_t nfr_tcp(uint8_t *f, size_t cap, const struct nfr_end *src, const struct n
     return n;
 }
 
+/* IPv6 with UDP right after the fixed header (all our frames). */
+static int parse6(const uint8_t *f, size_t len, struct nfr_info *in)
+{
+    if (len < NFR_ETH + NFR_IP6)
+        return -1;
+    const uint8_t *ip = f + NFR_ETH;
+    size_t l4 = get16(ip + 4);
+    if ((ip[0] >> 4) != 6 || NFR_ETH + NFR_IP6 + l4 > len)
+        return -1;
+    in->ipver = 6;
+    in->ip_ok = true;
+    in->proto = ip[6];
+    const uint8_t *l = ip + NFR_IP6;
+    if (ip[6] == 17 && l4 >= NFR_UDP) {
+        uint32_t ps = sum(0, ip + 8, 32) + 17 + (uint32_t)l4;
+        in->sport = (uint16_t)get16(l);
+        in->dport = (uint16_t)get16(l + 2);
+        in->payload = l + NFR_UDP;
+        in->paylen = l4 - NFR_UDP;
+        in->l4_csum_ok = fold(sum(ps, l, l4)) == 0xffff; /* 0 is not allowed over IPv6 */
+    } else {
+        in->proto = 0;
+    }
+    return 0;
+}
+
 int nfr_parse(const uint8_t *f, size_t len, struct nfr_info *in)
 {
     memset(in, 0, sizeof(*in));
+    if (len >= NFR_ETH && get16(f + 12) == 0x86dd)
+        return parse6(f, len, in);
     if (len < NFR_ETH + NFR_IP || get16(f + 12) != 0x0800)
         return -1;
+    in->ipver = 4;
     const uint8_t *ip = f + NFR_ETH;
     unsigned ihl = (ip[0] & 15u) * 4u, tot = get16(ip + 2);
     if ((ip[0] >> 4) != 4 || ihl < NFR_IP || tot < ihl || NFR_ETH + tot > len)

@@ -13,6 +13,7 @@
 
 #define NFR_ETH    14u
 #define NFR_IP     20u
+#define NFR_IP6    40u
 #define NFR_UDP    8u
 #define NFR_TCP    20u
 #define NFR_MAGIC  0x55534e54u /* "USNT" */
@@ -21,6 +22,7 @@
 struct nfr_end {
     uint8_t mac[6];
     uint8_t ip[4];
+    uint8_t ip6[16]; /* for the IPv6 frames */
     uint16_t port;
 };
 
@@ -36,21 +38,26 @@ uint8_t nfr_stream_byte(uint64_t off);
  * is too small. */
 size_t nfr_udp(uint8_t *f, size_t cap, const struct nfr_end *src, const struct nfr_end *dst,
                uint32_t seq, size_t paylen, bool partial);
+/* The same over IPv6 (ip6 of the two ends; no extension headers). */
+size_t nfr_udp6(uint8_t *f, size_t cap, const struct nfr_end *src, const struct nfr_end *dst,
+                uint32_t seq, size_t paylen, bool partial);
 /* An Ethernet/IPv4/TCP frame (ACK|PSH) carrying stream bytes
  * [tcpseq, tcpseq+paylen) of nfr_stream_byte; the checksum partial. */
 size_t nfr_tcp(uint8_t *f, size_t cap, const struct nfr_end *src, const struct nfr_end *dst,
                uint32_t tcpseq, size_t paylen);
 
 struct nfr_info {
+    unsigned ipver; /* 4 or 6 */
     unsigned proto; /* 17 UDP, 6 TCP, 0 other */
     const uint8_t *payload;
     size_t paylen;
     uint16_t sport, dport;
     uint32_t tcpseq;
-    bool ip_ok;      /* IPv4 header checksum and lengths */
+    bool ip_ok;      /* IPv4 header checksum and lengths (IPv6: lengths) */
     bool l4_csum_ok; /* UDP/TCP checksum (a UDP checksum of 0 counts as ok) */
 };
-/* Parse an Ethernet/IPv4 frame; -1 if it is not one. */
+/* Parse an Ethernet/IPv4 frame, or an Ethernet/IPv6 frame without extension
+ * headers; -1 if it is neither. */
 int nfr_parse(const uint8_t *f, size_t len, struct nfr_info *in);
 
 /* "aa:bb:cc:dd:ee:ff" and "a.b.c.d"; 0 or -1. */

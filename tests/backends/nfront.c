@@ -571,6 +571,10 @@ int nf_mcast(struct nf *t, bool add, const uint8_t mac[6])
     if (nf_tx_drain(t, t->o.timeout_ms) < 0)
         return -100;
     int pg = free_page(q, 0);
+    if (pg < 0) {
+        nferr(t, "no free tx page");
+        return -100;
+    }
     netif_tx_request_t r[2];
     memset(r, 0, sizeof(r));
     r[0].gref = q->txrefs[pg];
@@ -581,7 +585,14 @@ int nf_mcast(struct nf *t, bool add, const uint8_t mac[6])
     x.type = add ? XEN_NETIF_EXTRA_TYPE_MCAST_ADD : XEN_NETIF_EXTRA_TYPE_MCAST_DEL;
     memcpy(x.u.mcast.addr, mac, 6);
     memcpy(&r[1], &x, sizeof(x));
-    nf_push_raw(t, 0, r, 2);
+    /* Not nf_push_raw: it would take the extra slot's bytes for a page id. */
+    q->txbusy[pg] = true;
+    for (unsigned i = 0; i < 2; i++)
+        *RING_GET_REQUEST(&q->tx, q->tx.req_prod_pvt++) = r[i];
+    int notify;
+    RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&q->tx, notify);
+    if (notify)
+        xenevtchn_notify(t->xce, q->port_tx);
     if (nf_tx_drain(t, t->o.timeout_ms) < 0)
         return -100;
     return t->last_status;
@@ -706,18 +717,32 @@ int nf_poll(struct nf *t)
     return 0;
 }
 
+int nf_poll_rx(struct nf *t)
+{
+    for (unsigned i = 0; i < t->nq; i++)
+        if (rx_poll(t, i) < 0)
+            return -1;
+    return 0;
+}
+
+int nf_take(struct nf *t, struct nf_pkt *p)
+{
+    if (!t->rx_count)
+        return 0;
+    *p = t->rxq[t->rx_head];
+    t->rx_head = (t->rx_head + 1) % NF_RX_QUEUE;
+    t->rx_count--;
+    return 1;
+}
+
 int nf_recv(struct nf *t, struct nf_pkt *p, unsigned timeout_ms)
 {
     uint64_t end = nf_now_ms() + timeout_ms;
     for (;;) {
         if (nf_poll(t) < 0)
             return -1;
-        if (t->rx_count) {
-            *p = t->rxq[t->rx_head];
-            t->rx_head = (t->rx_head + 1) % NF_RX_QUEUE;
-            t->rx_count--;
+        if (nf_take(t, p))
             return 1;
-        }
         uint64_t now = nf_now_ms();
         if (now >= end)
             return 0;

@@ -134,6 +134,10 @@ uint8_t *nf_txpage(struct nf *t, unsigned qi, unsigned i);
 int nf_recv(struct nf *t, struct nf_pkt *p, unsigned timeout_ms);
 /* Serve both rings of every queue once (responses, re-posting). -1 on a violation. */
 int nf_poll(struct nf *t);
+/* The rx rings only (tx responses left for the caller). -1 on a violation. */
+int nf_poll_rx(struct nf *t);
+/* Take the next packet already received: 1 (caller frees p->data) or 0. */
+int nf_take(struct nf *t, struct nf_pkt *p);
 /* Wait for an event on any port, up to ms. */
 void nf_wait_event(struct nf *t, unsigned ms);
 void nf_notify_tx(struct nf *t, unsigned qi);
