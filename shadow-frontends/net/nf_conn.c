@@ -145,10 +145,10 @@ void nf_conn_unanswered(struct nf_conn *c,
     }
 }
 
-void nf_conn_tx_frame(struct nf_conn *c, const uint8_t *frame, unsigned len, uint16_t flags,
-                      const netif_extra_info_t *gso, const struct virtio_net_hdr *vh, uint64_t now)
+/* The shadow's record of a packet about to be issued, for its replay. */
+static struct nf_txpkt *txq_add(struct nf_conn *c, const struct virtio_net_hdr *vh, unsigned len,
+                                unsigned nslots)
 {
-    unsigned n = (len + NF_PAGE - 1) / NF_PAGE, off = 0;
     txq_retire(c);
     /* An old packet still unanswered behind answered ones may keep the queue
      * full: it is no longer tracked (not replayed), the rest are. */
@@ -160,11 +160,20 @@ void nf_conn_tx_frame(struct nf_conn *c, const uint8_t *frame, unsigned len, uin
     p->seq = ++c->tx_seq;
     p->vh = *vh;
     p->len = (uint16_t)len;
-    p->nslots = (uint8_t)n;
+    p->nslots = (uint8_t)nslots;
+    return p;
+}
+
+void nf_conn_tx_frame(struct nf_conn *c, const uint8_t *frame, unsigned len, uint16_t flags,
+                      const netif_extra_info_t *gso, const struct virtio_net_hdr *vh, uint64_t now)
+{
+    unsigned n = (len + NF_PAGE - 1) / NF_PAGE, off = 0;
+    struct nf_txpkt *p = c->track ? txq_add(c, vh, len, n) : NULL;
     for (unsigned k = 0; k < n; k++) {
         uint16_t id = take_page(c, now);
-        p->ids[k] = id;
-        c->txowner[id] = p->seq;
+        c->txowner[id] = p ? p->seq : 0;
+        if (p)
+            p->ids[k] = id;
         unsigned chunk = len - off < NF_PAGE ? len - off : NF_PAGE;
         memcpy(c->txpg + (size_t)id * NF_PAGE, frame + off, chunk);
         netif_tx_request_t *req = RING_GET_REQUEST(&c->tx, c->tx.req_prod_pvt);

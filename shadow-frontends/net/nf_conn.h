@@ -43,7 +43,9 @@ struct nf_conn {
     unsigned tx_mcast_pending;     /* multicast list requests not yet answered */
     uint64_t mcast_err;            /* ... answered with an error */
 
-    /* tx packets in issue order, for the replay of those never answered */
+    /* tx packets in issue order, for the replay of those never answered;
+     * only with track (the shadow: set by the caller after setup) */
+    bool track;
     struct nf_txpkt {
         struct virtio_net_hdr vh; /* its offloads, as the TAP gave them */
         uint64_t seq;
@@ -79,7 +81,7 @@ void nf_conn_teardown(struct nf_conn *c);
 bool nf_conn_tx_room(const struct nf_conn *c, unsigned nslots, unsigned extras);
 /* Queue a frame (len <= NF_MAX_FRAME, and <= NF_PAGE without sg) in
  * ceil(len / NF_PAGE) data slots, with its NETTXF_* flags and a GSO
- * extra-info slot if gso; vh is kept for a replay. The caller checked the
+ * extra-info slot if gso; vh is kept for a replay (with track). The caller checked the
  * room. */
 void nf_conn_tx_frame(struct nf_conn *c, const uint8_t *frame, unsigned len, uint16_t flags,
                       const netif_extra_info_t *gso, const struct virtio_net_hdr *vh, uint64_t now);
@@ -101,7 +103,8 @@ typedef void (*nf_rx_fn)(void *arg, const uint8_t *frame, unsigned len, uint16_t
 int nf_conn_harvest(struct nf_conn *c, nf_rx_fn rx, void *arg, char *why, size_t len);
 
 /* Copy out, oldest first, every data packet none of whose slots the backend
- * answered (it may not have sent them): fn(arg, frame, len) for each. Called
+ * answered (it may not have sent them): fn(arg, frame, len) for each; none
+ * unless the connection tracks its packets (track). Called
  * before teardown; the pages are ours and only readable by the backend. */
 void nf_conn_unanswered(struct nf_conn *c,
                         void (*fn)(void *arg, const struct virtio_net_hdr *vh, const uint8_t *f,

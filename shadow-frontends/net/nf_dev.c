@@ -197,7 +197,7 @@ static void fault(struct nf_dev *d, enum sf_kind kind, const char *fmt, ...)
     uint64_t now = sf_now_ms(), evidence = d->last_alive, oldest = 0;
     if (oldest_all(d, &oldest) && oldest > evidence)
         evidence = oldest;
-    unsigned replay = d->nq && d->hs == NF_HS_UP ? requeue_unanswered(d) : 0;
+    unsigned replay = d->cfg.shadow && d->nq && d->hs == NF_HS_UP ? requeue_unanswered(d) : 0;
     teardown(d);
     set_fe_state(d, XenbusStateClosed);
     carrier(d, false);
@@ -218,8 +218,9 @@ static void fault(struct nf_dev *d, enum sf_kind kind, const char *fmt, ...)
     }
     nf_log(d, false,
            "backend %s (domain %u) failed: %s: %s; recovering, carrier off, %u frames held "
-           "(%u of them unanswered by it; fault %u of this recovery)",
-           d->x.be, d->x.be_id, sf_kind_name(kind), detail, d->held_n, replay, d->rec.faults);
+           "(%u of them unanswered by it; fault %u of this recovery)%s",
+           d->x.be, d->x.be_id, sf_kind_name(kind), detail, d->held_n, replay, d->rec.faults,
+           d->cfg.shadow ? "" : "; shadow off: tx is dropped until reconnected");
 }
 
 static void fail_device(struct nf_dev *d, const char *why)
@@ -289,6 +290,7 @@ static int setup(struct nf_dev *d)
             d->nq = k;
             return -1;
         }
+        d->q[k]->track = d->cfg.shadow;
         tx_refs[k] = d->q[k]->tx_ref;
         rx_refs[k] = d->q[k]->rx_ref;
         ports[k] = d->q[k]->port;
@@ -299,6 +301,10 @@ static int setup(struct nf_dev *d)
         return -1;
     }
     memset(&d->applied, 0, sizeof(d->applied));
+    /* Without the shadow only the first backend is given the list; a new one
+     * sees the changes made from now on, as if it had the list already. */
+    if (!d->cfg.shadow && d->programmed)
+        d->applied = d->sh;
     d->warned_static = false;
     return 0;
 }
@@ -325,6 +331,7 @@ static void connected(struct nf_dev *d, uint64_t now)
     if (nf_tap_offload(&d->tap, tun) < 0)
         nf_log(d, false, "TUNSETOFFLOAD %#x on %s: %m", tun, d->tap.name);
     carrier(d, true);
+    d->programmed = true;
     char feat[64];
     snprintf(feat, sizeof(feat), "%u queue%s, %s, tx offloads%s%s%s", d->nq, d->nq > 1 ? "s" : "",
              d->feat.sg ? "sg" : "no sg", tun ? " csum" : " none", d->caps.gso4 ? " tso4" : "",
@@ -341,6 +348,13 @@ static void connected(struct nf_dev *d, uint64_t now)
         return;
     }
     sfr_connected(&d->rec, now);
+    if (!d->cfg.shadow) {
+        nf_log(d, false,
+               "reconnected to backend %s (domain %u): %s, %s; shadow off: %s not restored, "
+               "nothing held",
+               d->x.be, d->x.be_id, feat, mc, cfg);
+        return;
+    }
     nf_log(d, false,
            "reconnected to backend %s (domain %u): %s, %s; restoring %s, sending %u held frames",
            d->x.be, d->x.be_id, feat, mc, cfg, d->held_n);
@@ -460,8 +474,9 @@ static void deliver(void *arg, const uint8_t *frame, unsigned len, uint16_t flag
 {
     struct nf_dev *d = arg;
     /* The receive filter a NIC applies: our address, broadcast, the
-     * multicast the guest joined, everything when promiscuous. */
-    if (!nf_shadow_accepts(&d->sh, d->mac, frame)) {
+     * multicast the guest joined, everything when promiscuous. Without the
+     * shadow: whatever the backend passes on. */
+    if (d->cfg.shadow && !nf_shadow_accepts(&d->sh, d->mac, frame)) {
         d->rx_filtered++;
         return;
     }
@@ -568,8 +583,12 @@ static void pump_tx(struct nf_dev *d, uint64_t now)
             ssize_t n = read(d->tap.qfd[k], buf, sizeof(buf));
             if (n <= 0)
                 break;
-            if (!tx_one(d, c, buf, (unsigned)n, now))
-                held_push(d, buf, (unsigned)n); /* cannot happen with the room checked */
+            if (tx_one(d, c, buf, (unsigned)n, now))
+                continue;
+            if (d->cfg.shadow) /* cannot happen with the room checked */
+                held_push(d, buf, (unsigned)n);
+            else
+                d->tx_drop_held++;
         }
     }
 }
@@ -590,20 +609,24 @@ static void hold_tx(struct nf_dev *d)
 
 static bool want_tap(const struct nf_dev *d, unsigned k)
 {
-    if (d->rec.state == SF_FAILED)
-        return true; /* read and drop: nothing is held for a failed device */
+    if (d->rec.state == SF_FAILED || (!d->cfg.shadow && d->hs != NF_HS_UP))
+        return true; /* read and drop: nothing is held (failed, or no shadow) */
     if (d->hs == NF_HS_UP)
         return d->held_n == 0 && nf_conn_tx_room(d->q[k % d->nq], NF_MAX_SLOTS, 1);
     return !held_full(d);
 }
 
-static void drain_failed(struct nf_dev *d)
+/* Read and drop what the kernel queued (a failed device; no shadow and no
+ * backend: what a NIC without a link does). */
+static void drain_tap(struct nf_dev *d)
 {
     static uint8_t buf[READ_MAX];
     for (unsigned k = 0; k < d->tap.nq; k++)
-        for (unsigned i = 0; i < TAP_BATCH; i++)
+        for (unsigned i = 0; i < TAP_BATCH; i++) {
             if (read(d->tap.qfd[k], buf, sizeof(buf)) <= 0)
                 break;
+            d->tx_drop_held++;
+        }
 }
 
 static void harvest(struct nf_dev *d)
@@ -745,8 +768,8 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
                 nf_conn_push(d->q[k]);
             if (d->rec.replaying && !d->held_n && !d->q[0]->tx_mcast_pending)
                 finish_replay(d, now);
-        } else if (d->rec.state == SF_FAILED) {
-            drain_failed(d);
+        } else if (d->rec.state == SF_FAILED || !d->cfg.shadow) {
+            drain_tap(d);
         } else {
             hold_tx(d);
         }
@@ -799,8 +822,12 @@ int nf_dev_open(struct nf_dev *d, const struct nf_config *cfg)
     if (cfg->offloads && !d->gso_bounded)
         nf_log(d, false, "%s: cannot bound its GSO packets to %u bytes (%m): no TSO offered",
                d->tap.name, GSO_MAX_BYTES);
-    nf_log(d, false, "%s: TAP with MAC %02x:%02x:%02x:%02x:%02x:%02x, carrier off until connected",
-           d->tap.name, d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5]);
+    nf_log(d, false,
+           "%s: TAP with MAC %02x:%02x:%02x:%02x:%02x:%02x, carrier off until connected%s",
+           d->tap.name, d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5],
+           cfg->shadow ? ""
+                       : "; shadow off: no receive filter, no tx replay or holding, the "
+                         "configuration not restored on a new backend");
     return 0;
 }
 

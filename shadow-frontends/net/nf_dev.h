@@ -24,6 +24,7 @@ struct nf_config {
     unsigned poll_ms;     /* how often the interface configuration is read */
     bool offloads;        /* checksum and GSO offloads where the backend has them */
     unsigned queues;      /* queues asked for (1..NF_MAX_QUEUES), as the backend allows */
+    bool shadow;          /* off: a plain netfront, for measuring the shadow (README.md) */
     bool verbose;
 };
 
@@ -66,6 +67,7 @@ struct nf_dev {
     struct nf_shadow applied; /* the multicast list the backend has (its mc part) */
     uint64_t next_read;
     bool have_shadow;
+    bool programmed; /* a first backend got the multicast list (shadow off: only it) */
 
     /* tx held while there is no backend: FIFO */
     struct nf_held *held;

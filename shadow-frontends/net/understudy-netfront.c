@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: understudy-netfront --device DIR [--ifname NAME] [--deadline-ms MS]\n"
                "                           [--max-held N] [--poll-ms MS] [--offloads on|off]\n"
-               "                           [--queues N] [-v]\n"
+               "                           [--queues N] [--shadow on|off] [-v]\n"
                "  --device DIR     the frontend dir, e.g. device/vif/0 (relative to the domain)\n"
                "  --ifname NAME    the TAP interface to create (default eth0)\n"
                "  --deadline-ms MS a tx request unanswered this long means a hung backend "
@@ -27,6 +27,13 @@ static void usage(FILE *f)
                "  --offloads on|off checksum and TCP segmentation offloads, both ways, where the\n"
                "                   backend has them (default on)\n"
                "  --queues N       queues (rings) to use, 1..2, as the backend allows (default 1)\n"
+               "  --shadow on|off  off: a plain netfront, for measuring what the shadow costs\n"
+               "                   (default on). Off: no receive filter (every frame the\n"
+               "                   backend passes goes to the TAP), unanswered tx is not\n"
+               "                   tracked or replayed, tx while there is no backend is\n"
+               "                   dropped (not held), and a new backend is not given the\n"
+               "                   multicast list (only changes made while it is connected).\n"
+               "                   Detection and reconnection still run.\n"
                "  -v               log configuration changes\n");
 }
 
@@ -48,7 +55,8 @@ int main(int argc, char **argv)
                             .max_held = 256,
                             .poll_ms = 200,
                             .offloads = true,
-                            .queues = 1};
+                            .queues = 1,
+                            .shadow = true};
     static const struct option opts[] = {{"device", required_argument, NULL, 'd'},
                                          {"ifname", required_argument, NULL, 'i'},
                                          {"deadline-ms", required_argument, NULL, 't'},
@@ -56,6 +64,7 @@ int main(int argc, char **argv)
                                          {"poll-ms", required_argument, NULL, 'p'},
                                          {"offloads", required_argument, NULL, 'o'},
                                          {"queues", required_argument, NULL, 'q'},
+                                         {"shadow", required_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int o;
@@ -99,6 +108,13 @@ int main(int argc, char **argv)
                         NF_MAX_QUEUES);
                 return 2;
             }
+            break;
+        case 's':
+            if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+                fprintf(stderr, "understudy-netfront: --shadow '%s': want on or off\n", optarg);
+                return 2;
+            }
+            cfg.shadow = !strcmp(optarg, "on");
             break;
         case 'v':
             cfg.verbose = true;
