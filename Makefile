@@ -1,7 +1,8 @@
 # Understudy top-level build. See README.md.
 #   make deps      install every Debian package the build and tests need
 #   make           build into build/ (programs in build/bin, xensim libs in build/sim/lib)
-#   make test      ASan+UBSan build into build/test, then run every test tier this machine can
+#   make test      ASan+UBSan build into build/test, run every test tier, then make systest QUICK=1
+#   make systest   the full-system tier: real Xen 4.17 in QEMU (tests/system)
 #   make bench     benchmarks; results in build/bench/results.jsonl
 #   make demo      the simulator demo
 #   make format    clang-format every C file in place; make format-check fails on a diff
@@ -48,9 +49,16 @@ all: $(ALL_TARGETS)
 deps:
 	./scripts/install-deps
 
+# Every tier this machine can run: T0/T1 under ASan+UBSan, then the real-Xen
+# tier's quick mode (one boot, one fault per class; it skips with a reason
+# where QEMU, root or memory is missing). SYSTEST=0 leaves it out.
+SYSTEST ?= 1
 test:
 	$(MAKE) O=$(O)/test SAN=1 all
 	./tests/run-tests --build $(O)/test
+ifneq ($(SYSTEST),0)
+	$(MAKE) O=$(O) systest QUICK=1
+endif
 
 bench: all
 	./bench/run-bench --build $(O)

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# guest.sh - a small PV guest image whose disks are shadowed: the Debian
+# kernel and an initramfs with busybox, the xenstore tools, nbdkit with
+# Understudy's shadow blkfront plugin, nbd-client and the nbd module. The
+# guest kernel's own xen-blkfront is left out, so no kernel driver binds the
+# guest's device/vbd/* dirs: the shadow frontend takes them (guest-init).
+#
+#   CACHE=DIR configs/images/guest.sh LIBDIR KERNELSTAGE [FILE=DEST]...
+#
+# LIBDIR holds nbdkit-understudy-blk-plugin.so (build/lib); KERNELSTAGE is
+# dom0-base.sh's stage dir; FILE=DEST adds a program (with its libraries),
+# e.g. the system tier's workload. Output: vmlinuz, initrd.img. No root needed.
+source "$(dirname "$0")/lib.sh"
+LIBDIR=${1:?usage: guest.sh LIBDIR KERNELSTAGE [FILE=DEST]...}
+KS=${2:?usage: guest.sh LIBDIR KERNELSTAGE [FILE=DEST]...}
+shift 2
+KVER=$(cat "$KS/kver")
+PLUGIN=$LIBDIR/nbdkit-understudy-blk-plugin.so
+# evtchn/gntalloc/gntdev: the frontend binds ports and grants pages from
+# userspace; nbd: the export becomes /dev/nbdN.
+MODS=(xen-evtchn xen-gntalloc xen-gntdev nbd)
+PROGS=(/usr/bin/nbdkit /usr/sbin/nbd-client /usr/bin/xenstore-read /usr/bin/xenstore-write
+       /usr/bin/xenstore-list /usr/bin/xenstore-exists)
+for p in "${PROGS[@]}" "$PLUGIN"; do
+    [ -e "$p" ] || die "$p missing (nbdkit, nbd-client, xenstore-utils installed? make all?)"
+done
+extra=()
+for fd in "$@"; do extra+=("${fd%%=*}"); done
+H=$(hash_of "$0" "$IMG_SRC/lib.sh" "$IMG_SRC/guest-init" "$KS/kver" "$KS/vmlinuz" "${MODS[*]}" \
+    "${PROGS[@]}" "$PLUGIN" "$*" "${extra[@]}")
+D=$(stage_dir guest "$H")
+if stage_done guest "$H"; then echo "$D"; exit 0; fi
+stage_prune guest "$H"
+rm -rf "$D"
+mkdir -p "$D"
+R=$D/root
+busybox_root "$R"
+add_modules "$R" "$KVER" "$KS/rootfs" "${MODS[@]}"
+for p in "${PROGS[@]}"; do copy_with_libs "$R" "$(readlink -f "$p")" "$p"; done
+copy_with_libs "$R" "$PLUGIN" /usr/lib/understudy/nbdkit-understudy-blk-plugin.so
+for fd in "$@"; do copy_with_libs "$R" "${fd%%=*}" "${fd#*=}"; done
+install -m 755 "$IMG_SRC/guest-init" "$R/init"
+echo guest >"$R/etc/hostname"
+echo 'root:x:0:0:root:/:/bin/sh' >"$R/etc/passwd"
+echo 'root:x:0:' >"$R/etc/group"
+cp "$KS/vmlinuz" "$D/vmlinuz"
+mk_cpio "$R" "$D/initrd.img"
+rm -rf "$R"
+touch "$D/.done"
+say "guest: initrd $(du -k "$D/initrd.img" | cut -f1) KiB"
+echo "$D"

@@ -1,0 +1,78 @@
+# dom0-lib.sh - helpers for the scripts that run inside dom0 (installed as
+# /usr/lib/understudy/systest/lib.sh). Every wait is bounded.
+say() { echo "SYSTEST $*"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# wait_until SECONDS CMD...: poll CMD every 0.5 s; 0 once it succeeds, 1 at the deadline.
+wait_until() {
+    local to=$1 end
+    shift
+    end=$(($(date +%s) + to))
+    while ! "$@" >/dev/null 2>&1; do
+        [ "$(date +%s)" -ge "$end" ] && return 1
+        sleep 0.5
+    done
+    return 0
+}
+
+# result SCENARIO FAULT OUTCOME RECOVERY_MS DETAIL...: one row of the summary.
+result() {
+    local s=$1 f=$2 o=$3 r=$4
+    shift 4
+    say "RESULT scenario=$s fault=$f outcome=$o recovery_ms=$r $*"
+}
+
+# unit_start UNIT LOG: start a service the way systemd would from its unit
+# file (dom0 here runs this script as init, not systemd): StateDirectory= and
+# RuntimeDirectory= made with their modes, ExecStartPre= must succeed, then
+# ExecStart= runs and Restart=always starts it again RestartSec= after it
+# exits (at most 100 times). Prints the supervisor's pid.
+unit_start() {
+    local unit=$1 log=$2 key val pre=() start="" sdir="" smode=0755 rdir="" rmode=0755 rsec=0.1
+    while IFS='=' read -r key val; do
+        case $key in
+        ExecStartPre) pre+=("$val") ;;
+        ExecStart) start=$val ;;
+        StateDirectory) sdir=$val ;;
+        StateDirectoryMode) smode=$val ;;
+        RuntimeDirectory) rdir=$val ;;
+        RuntimeDirectoryMode) rmode=$val ;;
+        RestartSec) rsec=${val%s} ;;
+        esac
+    done <"$unit"
+    [ -n "$start" ] || { echo "unit_start: no ExecStart= in $unit" >&2; return 1; }
+    [ -n "$sdir" ] && install -d -m "$smode" "/var/lib/$sdir"
+    [ -n "$rdir" ] && install -d -m "$rmode" "/run/$rdir"
+    local p
+    for p in "${pre[@]}"; do
+        $p >>"$log" 2>&1 || { echo "unit_start: ExecStartPre=$p failed (see $log)" >&2; return 1; }
+    done
+    (
+        n=0
+        while [ $n -lt 100 ]; do
+            $start >>"$log" 2>&1
+            echo "unit_start: $start exited rc=$? (restart $n)" >>"$log"
+            n=$((n + 1))
+            sleep "$rsec"
+        done
+    ) >/dev/null 2>&1 &
+    echo $!
+}
+
+# collect_logs: every log of this boot as a tar on the results disk.
+collect_logs() {
+    local d=/tmp/systest-logs
+    mkdir -p $d
+    cp -a /var/log/xen $d/ 2>/dev/null
+    cp /var/log/systest.log /var/log/shadowd.log $d/ 2>/dev/null
+    xl list >$d/xl-list.txt 2>&1
+    xenstore-ls -fp >$d/xenstore.txt 2>&1
+    dmesg >$d/dom0-dmesg.txt 2>&1
+    xl dmesg >$d/xen-dmesg.txt 2>&1
+    if [ -b /dev/vdc ]; then
+        tar -C $d -cf /dev/vdc . && say "logs written to the results disk"
+    else
+        say "no results disk (/dev/vdc): logs not saved"
+    fi
+}

@@ -1,0 +1,19 @@
+# tests/system/: the full-system tier (T2): real Xen 4.17 in QEMU.
+# See tests/system/README.md.
+#   make systest [QUICK=1] [KEEP=1]   build the images (cached), boot, run the scenarios
+#   make systest-deps                 the same as make deps (one package list)
+SYSTEST_DIR ?= build/systest
+
+$(TBIN)/system/disk-verify: $(OBJ)/tests/system/disk-verify.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@
+
+ALL_TARGETS += $(TBIN)/system/disk-verify
+
+.PHONY: systest systest-deps
+systest: all
+	@./tests/system/run-systest --build $(O) --dir $(SYSTEST_DIR) $(if $(QUICK),--quick) \
+	    $(if $(KEEP),--keep) $(if $(FAULTS),--faults $(FAULTS)); rc=$$?; \
+	    if [ $$rc = 77 ]; then echo "systest: skipped (see SKIP above)"; exit 0; fi; exit $$rc
+
+systest-deps: deps
