@@ -117,3 +117,44 @@ disk_finish() {
     umount "$TEST_TMP/verify"
     log "fsck clean through NBD and on the backing file"
 }
+
+# The shadow blkfront library under blkfe-driver's verifying workload
+# (tests/frontends), without nbdkit, for tests with several guests:
+#   drv_guest NAME DEVID SECONDS SEED [DRIVER-ARGS...]
+#       a guest NAME running blkfe-driver on device/vbd/DEVID with its own
+#       backing file $TEST_TMP/NAME.img (64 MiB) and --backing check; it waits
+#       for $TEST_TMP/NAME.go before it opens the device (the vbd must exist
+#       first: see drv_guest_go). Prints the domid. Log: $TEST_TMP/NAME.log.
+#   drv_guest_go NAME   let it start; waits for its DRIVER-START
+#   drv_progress NAME   how many DRIVER-PROGRESS lines it has printed
+#   drv_writes NAME     writes= of its last DRIVER-PROGRESS line (0 before one)
+#   drv_guest_finish NAME [SEC]  waits for the workload to end; fails unless it
+#                       printed DRIVER-OK (no error, every acknowledged write
+#                       read back and found on the backing file)
+BLKFE_DRIVER=$TPROG/frontends/blkfe-driver
+drv_guest() {
+    local name=$1 devid=$2 secs=$3 seed=$4
+    shift 4
+    [ -x "$BLKFE_DRIVER" ] || skip "the shadow blkfront's test driver (tests/frontends) not built"
+    truncate -s 64M "$TEST_TMP/$name.img"
+    new_dom "$name" sh -c 'i=0; while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
+        shift; exec "$@"' sh "$TEST_TMP/$name.go" "$BLKFE_DRIVER" --device "device/vbd/$devid" \
+        --backing "$TEST_TMP/$name.img" --seconds "$secs" --seed "$seed" "$@"
+}
+drv_guest_go() {
+    touch "$TEST_TMP/$1.go"
+    wait_for 30 grep -q DRIVER-START "$TEST_TMP/$1.log"
+}
+drv_progress() { grep -c DRIVER-PROGRESS "$TEST_TMP/$1.log"; }
+drv_writes() {
+    local w
+    w=$(grep DRIVER-PROGRESS "$TEST_TMP/$1.log" | tail -1 | sed -n 's/.*writes=\([0-9]*\).*/\1/p')
+    echo "${w:-0}"
+}
+drv_guest_finish() {
+    "$XENSIM" wait "$1" --until shutdown --timeout "${2:-60}" >/dev/null ||
+        fail "$1: the workload did not finish: $(tail -3 "$TEST_TMP/$1.log")"
+    grep -q '^DRIVER-OK' "$TEST_TMP/$1.log" ||
+        fail "$1: $(grep -m1 -E 'DRIVER-FAIL|ERROR' "$TEST_TMP/$1.log" || tail -3 "$TEST_TMP/$1.log")"
+    log "$1: $(grep '^DRIVER-OK' "$TEST_TMP/$1.log")"
+}
