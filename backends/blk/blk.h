@@ -5,6 +5,7 @@
 #define BLK_H
 
 #include "be.h"
+#include "be_fault_mode.h"
 #include "blk_check.h"
 #include "blk_pgrant.h"
 #include "blk_vcache.h"
@@ -109,13 +110,12 @@ struct blk_dev {
     bool barrier_started;
     struct blk_req *done_head, **done_tail;       /* complete, not yet answered */
     struct blk_req *delayed_head, **delayed_tail; /* "slow": answered when due */
-    uint64_t delay_timer, run_timer, hang_timer;
+    uint64_t delay_timer, run_timer;
     bool running;
 
     /* Injected faults. */
-    bool hang;
-    unsigned slow_ms;
-    uint64_t corrupt_left, corrupted;
+    struct be_fault_mode fm;
+    uint64_t corrupted; /* responses corrupted so far (alternates the kind) */
 
     /* Counters for the disconnect log line. */
     uint64_t nreq, nerr;

@@ -15,10 +15,8 @@
 static void end_hang(void *opaque)
 {
     struct blk_dev *d = opaque;
-    d->hang_timer = 0;
-    if (!d->hang)
+    if (!be_fault_mode_hang_over(&d->fm))
         return;
-    d->hang = false;
     BE_LOG(d->be, "hang over: serving requests again");
     blk_run(d);
 }
@@ -39,7 +37,7 @@ static void deliver_due(void *opaque)
     struct blk_dev *d = opaque;
     d->delay_timer = 0;
     uint64_t now = be_now_ms();
-    while (d->delayed_head && (d->delayed_head->due_ms <= now || !d->slow_ms)) {
+    while (d->delayed_head && (d->delayed_head->due_ms <= now || !d->fm.slow_ms)) {
         struct blk_req *r = d->delayed_head;
         d->delayed_head = r->next;
         if (!d->delayed_head)
@@ -55,12 +53,12 @@ static void deliver_due(void *opaque)
 
 void blk_fault_deliver(struct blk_dev *d, struct blk_req *r)
 {
-    if (!d->slow_ms && !d->delayed_head) {
+    if (!d->fm.slow_ms && !d->delayed_head) {
         blk_ring_respond(r);
         return;
     }
     /* Behind earlier delayed ones, so that order is kept. */
-    r->due_ms = be_now_ms() + d->slow_ms;
+    r->due_ms = be_now_ms() + d->fm.slow_ms;
     r->next = NULL;
     *d->delayed_tail = r;
     d->delayed_tail = &r->next;
@@ -69,9 +67,8 @@ void blk_fault_deliver(struct blk_dev *d, struct blk_req *r)
 
 void blk_fault_response(struct blk_dev *d, blkif_response_t *rsp)
 {
-    if (!d->corrupt_left)
+    if (!be_fault_mode_take_corrupt(&d->fm))
         return;
-    d->corrupt_left--;
     /* Alternate the two kinds, so a frontend's checks for both are exercised. */
     if (d->corrupted++ % 2 == 0)
         rsp->id = ~rsp->id;
@@ -83,27 +80,8 @@ void blk_fault_response(struct blk_dev *d, blkif_response_t *rsp)
 void blk_fault(struct be_dev *be, const struct be_fault *f)
 {
     struct blk_dev *d = be_priv(be);
-    if (d->hang) {
-        d->hang = false;
-        be_loop_del_timer(be_loop_of(be), d->hang_timer);
-        d->hang_timer = 0;
-    }
-    switch (f->kind) {
-    case BE_FAULT_CORRUPT:
-        d->corrupt_left = f->has_count ? f->count : 1;
-        break;
-    case BE_FAULT_HANG:
-        d->hang = true;
-        if (f->count)
-            d->hang_timer = be_loop_add_timer(be_loop_of(be), f->count, end_hang, d);
-        break;
-    case BE_FAULT_SLOW:
-        d->slow_ms = f->count > BLK_MAX_SLOW_MS ? BLK_MAX_SLOW_MS : (unsigned)f->count;
-        break;
-    case BE_FAULT_CRASH: /* the core aborts before we get here */
-        break;
-    }
-    if (!d->slow_ms && d->delayed_head) {
+    be_fault_mode_apply(be, &d->fm, f, BLK_MAX_SLOW_MS, end_hang, d);
+    if (!d->fm.slow_ms && d->delayed_head) {
         be_loop_del_timer(be_loop_of(be), d->delay_timer);
         deliver_due(d); /* the delay is over: everything held is due */
     }

@@ -17,7 +17,7 @@ void blk_ring_event(struct be_dev *be, struct be_ring *r, void *opaque)
 
 static bool stopped(struct blk_queue *q)
 {
-    return q->broken || q->d->hang || q->d->barrier;
+    return q->broken || q->d->fm.hang || q->d->barrier;
 }
 
 bool blk_ring_consume(struct blk_queue *q)

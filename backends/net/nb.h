@@ -5,6 +5,7 @@
 #define NB_H
 
 #include "be.h"
+#include "be_fault_mode.h"
 #include "nb_credit.h"
 #include "nb_mcast.h"
 #include "nb_mcwatch.h"
@@ -127,11 +128,9 @@ struct nb_dev {
     uint64_t credit_timer; /* tx waits for credit */
 
     /* Injected faults. */
-    bool hang;
-    uint64_t hang_timer;
-    unsigned slow_ms;
-    uint64_t delay_timer;
-    uint64_t corrupt_left, corrupted;
+    struct be_fault_mode fm;
+    uint64_t delay_timer; /* "slow": the next push due */
+    uint64_t corrupted;   /* responses corrupted so far (alternates the kind) */
 
     /* Counters, logged at disconnect. */
     uint64_t tx_pkts, tx_bytes, tx_err, rx_pkts, rx_bytes, rx_err;

@@ -219,7 +219,7 @@ int nb_connect(struct be_dev *be)
            d->cfg.mtu, d->caps.sg, d->caps.gso4, d->caps.gso6, d->caps.csum4, d->caps.csum6,
            d->mcast_filter, d->cfg.rate_bytes ? "limited" : "unlimited");
     for (unsigned i = 0; i < d->nq; i++)
-        nb_queue_watch(&d->q[i], !d->hang);
+        nb_queue_watch(&d->q[i], !d->fm.hang);
     nb_run_all(d); /* requests queued before we connected */
     return 0;
 }

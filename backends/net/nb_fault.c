@@ -16,9 +16,8 @@
 
 static bool corrupt(struct nb_dev *d, uint16_t *id, int16_t *status)
 {
-    if (!d->corrupt_left)
+    if (!be_fault_mode_take_corrupt(&d->fm))
         return false;
-    d->corrupt_left--;
     if (d->corrupted++ % 2 == 0)
         *id = (uint16_t) ~*id;
     else
@@ -82,7 +81,7 @@ static void due_on(struct nb_queue *q, bool tx, uint64_t now)
 {
     struct nb_delay *l = tx ? q->tdelay : q->rdelay;
     unsigned *n = tx ? &q->ntdelay : &q->nrdelay, k = 0;
-    while (k < *n && (l[k].due_ms <= now || !q->d->slow_ms))
+    while (k < *n && (l[k].due_ms <= now || !q->d->fm.slow_ms))
         k++;
     if (!k)
         return;
@@ -110,11 +109,11 @@ static void push(struct nb_queue *q, bool tx)
     RING_IDX pvt = tx ? q->tx.rsp_prod_pvt : q->rx.rsp_prod_pvt;
     struct nb_delay *l = tx ? q->tdelay : q->rdelay;
     unsigned *n = tx ? &q->ntdelay : &q->nrdelay;
-    if (!d->slow_ms && !*n) {
+    if (!d->fm.slow_ms && !*n) {
         push_to(q, tx, pvt);
         return;
     }
-    uint64_t due = be_now_ms() + d->slow_ms;
+    uint64_t due = be_now_ms() + d->fm.slow_ms;
     if (*n == NB_MAX_DELAYS) {
         l[*n - 1].idx = pvt; /* later than planned for these, never earlier */
     } else {
@@ -137,10 +136,8 @@ void nb_push_rx(struct nb_queue *q)
 static void end_hang(void *opaque)
 {
     struct nb_dev *d = opaque;
-    d->hang_timer = 0;
-    if (!d->hang)
+    if (!be_fault_mode_hang_over(&d->fm))
         return;
-    d->hang = false;
     BE_LOG(d->be, "hang over: serving the rings again");
     nb_run_all(d);
 }
@@ -148,33 +145,15 @@ static void end_hang(void *opaque)
 void nb_fault(struct be_dev *be, const struct be_fault *f)
 {
     struct nb_dev *d = be_priv(be);
-    if (d->hang) {
-        d->hang = false;
-        be_loop_del_timer(be_loop_of(be), d->hang_timer);
-        d->hang_timer = 0;
-    }
-    switch (f->kind) {
-    case BE_FAULT_CORRUPT:
-        d->corrupt_left = f->has_count ? f->count : 1;
-        break;
-    case BE_FAULT_HANG:
-        d->hang = true;
+    be_fault_mode_apply(be, &d->fm, f, NB_MAX_SLOW_MS, end_hang, d);
+    if (d->fm.hang)
         for (unsigned i = 0; i < d->nq; i++)
             nb_queue_watch(&d->q[i], false);
-        if (f->count)
-            d->hang_timer = be_loop_add_timer(be_loop_of(be), f->count, end_hang, d);
-        break;
-    case BE_FAULT_SLOW:
-        d->slow_ms = f->count > NB_MAX_SLOW_MS ? NB_MAX_SLOW_MS : (unsigned)f->count;
-        break;
-    case BE_FAULT_CRASH: /* the core aborts before we get here */
-        break;
-    }
-    if (!d->slow_ms && d->delay_timer) {
+    if (!d->fm.slow_ms && d->delay_timer) {
         be_loop_del_timer(be_loop_of(be), d->delay_timer);
         deliver_due(d); /* the delay is over: everything held is due */
     }
-    if (!d->hang)
+    if (!d->fm.hang)
         nb_run_all(d);
 }
 

@@ -22,7 +22,7 @@
 
 static bool rx_stopped(struct nb_queue *q)
 {
-    return !q->attached || q->broken || q->d->hang;
+    return !q->attached || q->broken || q->d->fm.hang;
 }
 
 static unsigned data_slots(unsigned len)

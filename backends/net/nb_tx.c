@@ -26,7 +26,7 @@ static void credit_back(void *opaque)
 
 static bool tx_stopped(struct nb_queue *q)
 {
-    return !q->attached || q->broken || q->d->hang || q->d->credit_timer;
+    return !q->attached || q->broken || q->d->fm.hang || q->d->credit_timer;
 }
 
 static void respond(struct nb_queue *q, uint16_t id, int16_t status)
