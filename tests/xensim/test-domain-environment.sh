@@ -8,8 +8,9 @@ requires xenstore-read ldd
 start_sim
 d=$(new_dom envtest sh -c 'echo "domid=$(xenstore-read domid)"; echo "name=$(xenstore-read name)";
   echo "path=$(xenstore-read /local/domain/$(xenstore-read domid)/domid)";
-  ldd '"$TPROG/xensim/vchan_peer"' | grep -E "libxen(gnttab|evtchn)"; sleep 100000')
-wait_for 10 grep -q '^path=' "$TEST_TMP/envtest.log"
+  ldd '"$TPROG/xensim/vchan_peer"' | grep -E "libxen(gnttab|evtchn)"; echo ldd-done; sleep 100000')
+# Wait for the last line: ldd's output comes after the xenstore reads.
+wait_for 10 grep -qx 'ldd-done' "$TEST_TMP/envtest.log"
 cat "$TEST_TMP/envtest.log"
 grep -qx "domid=$d" "$TEST_TMP/envtest.log" || fail "domain $d read a different domid"
 grep -qx "name=envtest" "$TEST_TMP/envtest.log" || fail "domain did not read its name"
