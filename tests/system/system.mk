@@ -1,6 +1,8 @@
 # tests/system/: the full-system tier (T2): real Xen 4.17 in QEMU.
 # See tests/system/README.md.
-#   make systest [QUICK=1] [KEEP=1]   build the images (cached), boot, run the scenarios
+#   make systest [QUICK=1] [KEEP=1] [FAULTS=a,b] [SCENARIOS=disk+net+interop]
+#                                     build the images (cached), boot, run the scenarios
+#   make systest BENCH=1              the real-Xen benchmark instead (scenario-bench)
 #   make systest-deps                 the same as make deps (one package list)
 SYSTEST_DIR ?= build/systest
 
@@ -8,12 +10,17 @@ $(TBIN)/system/disk-verify: $(OBJ)/tests/system/disk-verify.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
 
-ALL_TARGETS += $(TBIN)/system/disk-verify
+$(TBIN)/system/net-verify: $(OBJ)/tests/system/net-verify.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@
+
+ALL_TARGETS += $(TBIN)/system/disk-verify $(TBIN)/system/net-verify
 
 .PHONY: systest systest-deps
 systest: all
 	@./tests/system/run-systest --build $(O) --dir $(SYSTEST_DIR) $(if $(QUICK),--quick) \
-	    $(if $(KEEP),--keep) $(if $(FAULTS),--faults $(FAULTS)); rc=$$?; \
+	    $(if $(KEEP),--keep) $(if $(FAULTS),--faults $(FAULTS)) \
+	    $(if $(SCENARIOS),--scenarios $(SCENARIOS)) $(if $(BENCH),--scenarios bench); rc=$$?; \
 	    if [ $$rc = 77 ]; then echo "systest: skipped (see SKIP above)"; exit 0; fi; exit $$rc
 
 systest-deps: deps
