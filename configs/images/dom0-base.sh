@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dom0-base.sh - the Debian 12 (bookworm) root of a Xen host, without
 # Understudy: Xen 4.17 (hypervisor and tools), the Debian 6.1 kernel (the same
-# kernel serves dom0, the driver domains and the guests), systemd.
+# kernel serves dom0, the driver domains and the guests), systemd, and the
+# Xen-enabled QEMU (qemu-system-xen) for qdisk backends in dom0.
 #
 #   CACHE=DIR configs/images/dom0-base.sh      prints the stage dir
 #
@@ -13,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 
 PKGS=(xen-utils-4.17 xen-utils-common xen-hypervisor-4.17-amd64 xenstore-utils
       linux-image-amd64 initramfs-tools kmod systemd-sysv udev iproute2 procps e2fsprogs
-      util-linux busybox zstd)
+      util-linux busybox zstd qemu-system-xen)
 # The host's own apt sources (bookworm and bookworm-security): dom0 gets the
 # same Xen libraries our binaries are built against.
 SOURCES=/etc/apt/sources.list.d/debian.sources

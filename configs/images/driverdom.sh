@@ -17,8 +17,10 @@ KVER=$(cat "$KS/kver")
 # xen-blkfront: the disks the driver domain serves reach it as its own xvd*
 # (a controller passed through would use its own driver instead);
 # gntdev/evtchn: the backends map guests' grants and bind their ports;
-# tun/bridge: netback's TAP devices and their bridge; xen_wdt: the watchdog.
-MODS=(xen-evtchn xen-gntdev xen-gntalloc xen-blkfront tun bridge xen_wdt)
+# tun/bridge: netback's TAP devices and their bridge; xen-netfront: the
+# network driver domain's uplink (a NIC passed through would use its own
+# driver instead); xen_wdt: the watchdog.
+MODS=(xen-evtchn xen-gntdev xen-gntalloc xen-blkfront xen-netfront tun bridge xen_wdt)
 BINS=(understudy-agent blkback netback)
 H=$(hash_of "$0" "$IMG_SRC/lib.sh" "$IMG_SRC/driverdom-init" "$KS/kver" "$KS/vmlinuz" \
     "${MODS[*]}" "${BINS[@]/#/$BINDIR/}")

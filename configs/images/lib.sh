@@ -55,8 +55,9 @@ copy_with_libs() {
 }
 
 # add_modules ROOT KVER MODROOT MOD...: the modules and what they depend on
-# (from MODROOT/lib/modules/KVER/modules.dep) into ROOT, with a load order
-# file ROOT/etc/modules.order (dependencies first).
+# (from MODROOT/lib/modules/KVER/modules.dep) into ROOT, appended to a load
+# order file (dependencies first): ROOT/etc/modules.order, or
+# ROOT/$MODLIST where the caller sets MODLIST (a list loaded on demand).
 add_modules() {
     local root=$1 kver=$2 modroot=$3
     shift 3
@@ -79,7 +80,7 @@ add_modules() {
     for m in "$@"; do _add_mod "$m"; done
     mkdir -p "$root/etc"
     local p
-    for p in "${order[@]}"; do echo "/lib/modules/$kver/$p"; done >>"$root/etc/modules.order"
+    for p in "${order[@]}"; do echo "/lib/modules/$kver/$p"; done >>"$root/${MODLIST:-etc/modules.order}"
 }
 
 # static_busybox: the path of a static busybox: Debian's busybox-static,

@@ -65,7 +65,7 @@ collect_logs() {
     local d=/tmp/systest-logs
     mkdir -p $d
     cp -a /var/log/xen $d/ 2>/dev/null
-    cp /var/log/systest.log /var/log/shadowd.log $d/ 2>/dev/null
+    cp /var/log/systest.log /var/log/shadowd.log /var/log/net-verify-server.log $d/ 2>/dev/null
     xl list >$d/xl-list.txt 2>&1
     xenstore-ls -fp >$d/xenstore.txt 2>&1
     dmesg >$d/dom0-dmesg.txt 2>&1
@@ -75,4 +75,39 @@ collect_logs() {
     else
         say "no results disk (/dev/vdc): logs not saved"
     fi
+}
+
+# mirror NAME: domain NAME's console log, live on dom0's console (run-systest
+# keeps it in console.log), until the calling script exits.
+MIRRORS=()
+mirror() {
+    tail -n +1 -F "/var/log/xen/console/guest-$1.log" 2>/dev/null | sed -u "s|^|CONSOLE $1: |" &
+    MIRRORS+=($!)
+    trap 'kill "${MIRRORS[@]}" 2>/dev/null' EXIT
+}
+
+# wl_finish SCENARIO GUEST SECONDS [ROW]: tell GUEST's workloads to stop (they
+# check everything once more), wait for its result, and report it as the row
+# ROW (default final-verify) of SCENARIO with the workloads' last lines. 0 if
+# every workload passed. The result is read from the guest's console line
+# "GUEST workloads rc=N": the guest powers off right after writing it, and its
+# xenstore dir goes with it.
+wl_finish() {
+    local s=$1 g=$2 to=$3 row=${4:-final-verify} gid log done n0
+    gid=$(xl domid "$g" 2>/dev/null) || { result "$s" "$row" FAIL - "$g is not running"; return 1; }
+    log=/var/log/xen/console/guest-$g.log
+    n0=$(grep -ac 'GUEST workloads rc=' "$log")
+    finished() { [ "$(grep -ac 'GUEST workloads rc=' "$log")" -gt "$n0" ]; }
+    xenstore-write /local/domain/$gid/data/systest/stop 1
+    if ! wait_until "$to" finished; then
+        result "$s" "$row" FAIL - "$g's workloads did not finish within $to s"
+        return 1
+    fi
+    done=$(grep -a 'WL DONE' "$log" | tail -n 3 | sed 's/.*WL DONE //' | tr '\n' ' ')
+    if grep -a 'GUEST workloads rc=' "$log" | tail -n 1 | grep -Eq 'rc=0([^0-9]|$)'; then
+        result "$s" "$row" PASS - "$done"
+        return 0
+    fi
+    result "$s" "$row" FAIL - "${done:-no WL DONE line} $(grep -a -m 2 'WL ERROR' "$log" | tr '\n' ' ')"
+    return 1
 }
