@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,6 +129,15 @@ static void serve_one(int c)
                 return;
             off += k;
         }
+        /* Stay until the client has it all and closes: a socket closed with
+         * data still in flight is an orphan, and the kernel gives an orphan
+         * far fewer retransmissions (tcp_orphan_retries) than a live one, so
+         * a 30 s outage would end in a reset, a server-side artefact. */
+        shutdown(c, SHUT_WR);
+        struct timeval tv = {.tv_sec = 900};
+        setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        while (read(c, buf, sizeof(buf)) > 0)
+            ;
     } else if (!strcmp(req, "ECHO")) {
         ssize_t r;
         while ((r = read(c, buf, sizeof(buf))) > 0)
