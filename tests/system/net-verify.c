@@ -242,6 +242,8 @@ static void data_start(struct client *c)
     snprintf(req, sizeof(req), "DATA %llu %llu\n", (unsigned long long)c->seed,
              (unsigned long long)(c->mib << 20));
     c->dfd = dial(c, req);
+    if (c->dfd < 0 && stop)
+        return; /* SIGTERM cut the connect short: the end, not an error */
     if (c->dfd < 0) {
         error(c, "transfer connect", strerror(errno));
         sleep(1);
