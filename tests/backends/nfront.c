@@ -624,7 +624,9 @@ static int rx_packet(struct nf *t, unsigned qi, RING_IDX rp)
         return nferr(t, "out of memory");
     bool more = true, extra = false, err = false;
     unsigned k = 0;
-    while (more) {
+    /* netif.h: the extra-info slots follow the first slot whether or not it
+     * has NETRXF_more_data (a one-page GSO frame is one data slot + extra). */
+    while (more || extra) {
         if (i == rp) {
             free(p.data);
             return 0;

@@ -31,6 +31,26 @@ cat "$out"
 grep -qE 'ok: received 60000 TCP stream bytes in 1 frames \(1 with a GSO extra' "$out" ||
     fail "the TSO frame did not arrive whole with a GSO extra"
 
+# A TSO frame that fits one page: one data slot with NETRXF_extra_info and no
+# NETRXF_more_data, then its extra-info slot (netif.h: the extra follows the
+# first slot whatever more_data says).
+out1=$TEST_TMP/front1.out
+rm -f "$TEST_TMP/go"
+netfront_bg "$out1" "$guest" $DEV connect wait-file "$TEST_TMP/go" expect-tcp 7300 2000 \
+    wait-file "$TEST_TMP/go2" expect-tcp 7301 3000 close
+wait_line "$out1" '^ok: connected' 20
+peer send-gso vs0 "$GUEST_MAC" "$GUEST_IP" 7300 2000 1400 || fail "peer send-gso (one page)"
+touch "$TEST_TMP/go"
+wait_line "$out1" '^ok: received 2000 TCP' 10 || fail "one-page TSO frame: $(cat "$out1")"
+peer send-gso vs0 "$GUEST_MAC" "$GUEST_IP" 7301 3000 1400 || fail "peer send-gso (the next)"
+touch "$TEST_TMP/go2"
+wait $FRONT_PID || fail "frontend (one-page TSO): $(cat "$out1")"
+cat "$out1"
+grep -qE 'ok: received 2000 TCP stream bytes in 1 frames \(1 with a GSO extra' "$out1" ||
+    fail "the one-page TSO frame did not arrive whole with its GSO extra"
+grep -qE 'ok: received 3000 TCP stream bytes in 1 frames \(1 with a GSO extra' "$out1" ||
+    fail "the frame after a one-page TSO frame was misread"
+
 # A frontend that takes no GSO gets the same stream in MSS-sized frames.
 out2=$TEST_TMP/front2.out
 rm -f "$TEST_TMP/go"
