@@ -10,7 +10,13 @@
  * dom0 root's only (mode 0600): these are privileged operations. */
 #define _GNU_SOURCE
 #include "sbuf.h"
-#include "shadowd.h"
+#include "ctl.h"
+
+#include "dom.h"
+#include "log.h"
+#include "metrics.h"
+#include "recover.h"
+#include "status.h"
 
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -49,7 +55,7 @@ static int write_inject(struct sd *sd, struct sd_dom *d, const char *fault, cons
                         struct sbuf *out)
 {
     char dir[64], path[128];
-    snprintf(dir, sizeof(dir), "/local/domain/%u", d->domid);
+    snprintf(dir, sizeof(dir), "/local/domain/%u", d->srv.domid);
     snprintf(path, sizeof(path), "%s/%s", dir, USK_DRV_INJECT);
     uint64_t seq = 0, c = 0;
     bool has = false;
@@ -63,7 +69,7 @@ static int write_inject(struct sd *sd, struct sd_dom *d, const char *fault, cons
     snprintf(val, sizeof(val), "%llu %s%s%s", (unsigned long long)seq + 1, fault, count ? " " : "",
              count ? count : "");
     struct xs_permissions p[2] = {{.id = 0, .perms = XS_PERM_NONE},
-                                  {.id = d->domid, .perms = XS_PERM_READ}};
+                                  {.id = d->srv.domid, .perms = XS_PERM_READ}};
     for (int tries = 0; tries < 8; tries++) {
         xs_transaction_t t = xs_transaction_start(sd->xs);
         if (t == XBT_NULL)
@@ -93,16 +99,16 @@ static int inject(struct sd *sd, struct sd_dom *d, char **w, int n, struct sbuf 
     uint64_t c;
     if (count && sd_parse_u64(count, 1000000000, &c) < 0)
         return err(out, "COUNT '%s' is not a whole number", count);
-    if (!d->domid || d->state == DS_FAILED)
+    if (!d->srv.domid || d->state == DS_FAILED)
         return err(out, "domain %s has no running domain to inject into", d->conf->name);
     if (!strcmp(fault, "crash") || !strcmp(fault, "hang")) {
         if (count)
             return err(out, "%s takes no COUNT", fault);
         bool crash = !strcmp(fault, "crash");
-        if ((crash ? d->ops->crash : d->ops->pause)(drv, d->domid, e, sizeof(e)) < 0)
+        if ((crash ? d->ops->crash : d->ops->pause)(drv, d->srv.domid, e, sizeof(e)) < 0)
             return err(out, "%s", e);
-        sd_dlog(d, "inject: %s domain %u", crash ? "crashed" : "paused", d->domid);
-        sbuf_printf(out, "ok\n%s domain %u\n", crash ? "crashed" : "paused", d->domid);
+        sd_dlog(d, "inject: %s domain %u", crash ? "crashed" : "paused", d->srv.domid);
+        sbuf_printf(out, "ok\n%s domain %u\n", crash ? "crashed" : "paused", d->srv.domid);
         return 0;
     }
     if (!strcmp(fault, "corrupt") || !strcmp(fault, "slow"))

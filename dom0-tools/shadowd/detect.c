@@ -12,7 +12,15 @@
  *    two of them within corroboration-window (death and heartbeat loss need
  *    no corroboration). */
 #define _GNU_SOURCE
-#include "shadowd.h"
+#include "detect.h"
+
+#include "dom.h"
+#include "drv.h"
+#include "instance.h"
+#include "log.h"
+#include "record.h"
+#include "recover.h"
+#include "standby.h"
 
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -22,35 +30,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *sd_reason_name(int r)
-{
-    switch (r) {
-    case SD_SHUT_POWEROFF:
-        return "poweroff";
-    case SD_SHUT_REBOOT:
-        return "reboot";
-    case SD_SHUT_SUSPEND:
-        return "suspend";
-    case SD_SHUT_CRASH:
-        return "crash";
-    case SD_SHUT_WATCHDOG:
-        return "watchdog";
-    default:
-        return "unknown";
-    }
-}
-
 void sd_detect_check_dom(struct sd_dom *d)
 {
     struct sd_drv *drv = d->sd->drv[d->conf->driver];
-    if (!drv || !d->domid || d->state == DS_FAILED || d->startup_pending)
+    if (!drv || !d->srv.domid || d->state == DS_FAILED || d->startup_pending)
         return;
     if (d->state == DS_RECOVERING && d->rec.phase == PH_RESTART)
         return;
     struct sd_domstat st;
     char err[256];
-    if (d->ops->info(drv, d->domid, &st, err, sizeof(err)) < 0) {
-        sd_dlog(d, "cannot look at domain %u: %s", d->domid, err);
+    if (d->ops->info(drv, d->srv.domid, &st, err, sizeof(err)) < 0) {
+        sd_dlog(d, "cannot look at domain %u: %s", d->srv.domid, err);
         return;
     }
     uint64_t now = sd_now();
@@ -59,12 +49,13 @@ void sd_detect_check_dom(struct sd_dom *d)
     case SD_RUN_PAUSED: /* a pause longer than heartbeat-timeout is a hang */
         return;
     case SD_RUN_GONE:
-        sd_recover_start(d, RK_FAILURE, SRC_DEATH, now, "domain %u is gone", d->domid);
+        sd_recover_start(d, RK_FAILURE, SRC_DEATH, now, "domain %u is gone", d->srv.domid);
         return;
     case SD_RUN_SHUTDOWN:
     case SD_RUN_DYING:
         sd_recover_start(d, RK_FAILURE, SRC_DEATH, st.shutdown_ms ? st.shutdown_ms : now,
-                         "domain %u shut down (reason %s)", d->domid, sd_reason_name(st.reason));
+                         "domain %u shut down (reason %s)", d->srv.domid,
+                         sd_reason_name(st.reason));
         return;
     }
 }
@@ -80,34 +71,23 @@ void sd_detect_release(struct sd *sd)
 void sd_detect_changed(struct sd *sd, unsigned domid)
 {
     for (unsigned i = 0; i < sd->ndoms; i++) {
-        if (sd->doms[i].domid == domid)
+        if (sd->doms[i].srv.domid == domid)
             sd_detect_check_dom(&sd->doms[i]);
-        if (sd->doms[i].sb.domid == domid)
+        if (sd->doms[i].sb.inst.domid == domid)
             sd_standby_check(&sd->doms[i]);
     }
 }
 
 void sd_detect_heartbeat(struct sd_dom *d)
 {
-    if (!d->hb_path[0])
+    if (!d->srv.hb.path[0])
         return;
-    char *v = xsu_read(d->sd->xs, XBT_NULL, d->hb_path, NULL, sizeof(d->hb_value) - 1);
-    uint64_t n;
-    if (!v || sd_parse_u64(v, UINT64_MAX, &n) < 0) {
-        free(v);
-        return; /* absent or not a number: not a sign of life */
-    }
     uint64_t now = sd_now();
-    if (strcmp(v, d->hb_value)) {
-        if (!d->hb_seen)
-            sd_dlog(d, "domain %u: agent heartbeat seen, %llu ms after %s", d->domid,
-                    (unsigned long long)(now - d->hb_start_ms),
-                    d->state == DS_UP ? "shadowd started watching" : "its start");
-        snprintf(d->hb_value, sizeof(d->hb_value), "%s", v);
-        d->hb_change_ms = now;
-        d->hb_seen = true;
-    }
-    free(v);
+    bool first = !d->srv.hb.seen;
+    if (sd_inst_heartbeat(&d->srv, d->sd->xs, now) == 1 && first)
+        sd_dlog(d, "domain %u: agent heartbeat seen, %llu ms after %s", d->srv.domid,
+                (unsigned long long)(now - d->srv.hb.start_ms),
+                d->state == DS_UP ? "shadowd started watching" : "its start");
 }
 
 static void prune_reporters(struct sd_dom *d, uint64_t now)
@@ -241,23 +221,23 @@ void sd_detect_tick(struct sd_dom *d, uint64_t now)
         if (v->report_due && now >= v->last_report_ms + d->sd->conf->report_interval_ms)
             process_report(d, v, now);
     }
-    if (d->state == DS_UP && d->streak && now >= d->up_since + c->stable_ms) {
-        sd_dlog(d, "domain %u up for %llu ms: restart backoff reset", d->domid,
+    if (d->state == DS_UP && d->srv.budget.streak && now >= d->up_since + c->stable_ms) {
+        sd_dlog(d, "domain %u up for %llu ms: restart backoff reset", d->srv.domid,
                 (unsigned long long)(now - d->up_since));
-        d->streak = 0;
+        d->srv.budget.streak = 0;
         d->devs_dirty = true;
     }
-    bool hb_active =
-        c->heartbeat_timeout_ms && d->domid && (d->state == DS_UP || d->rec.phase != PH_RESTART);
+    bool hb_active = c->heartbeat_timeout_ms && d->srv.domid &&
+                     (d->state == DS_UP || d->rec.phase != PH_RESTART);
     if (!hb_active)
         return;
-    if (d->hb_seen && now > d->hb_change_ms + c->heartbeat_timeout_ms) {
-        sd_recover_start(d, RK_FAILURE, SRC_HEARTBEAT, d->hb_change_ms,
-                         "domain %u: heartbeat lost (unchanged for %llu ms)", d->domid,
-                         (unsigned long long)(now - d->hb_change_ms));
-    } else if (!d->hb_seen && now > d->hb_start_ms + c->boot_timeout_ms) {
-        sd_recover_start(d, RK_FAILURE, SRC_HEARTBEAT, d->hb_start_ms,
-                         "domain %u: no heartbeat within boot-timeout (%llu ms)", d->domid,
+    if (d->srv.hb.seen && now > d->srv.hb.change_ms + c->heartbeat_timeout_ms) {
+        sd_recover_start(d, RK_FAILURE, SRC_HEARTBEAT, d->srv.hb.change_ms,
+                         "domain %u: heartbeat lost (unchanged for %llu ms)", d->srv.domid,
+                         (unsigned long long)(now - d->srv.hb.change_ms));
+    } else if (!d->srv.hb.seen && now > d->srv.hb.start_ms + c->boot_timeout_ms) {
+        sd_recover_start(d, RK_FAILURE, SRC_HEARTBEAT, d->srv.hb.start_ms,
+                         "domain %u: no heartbeat within boot-timeout (%llu ms)", d->srv.domid,
                          (unsigned long long)c->boot_timeout_ms);
     }
 }

@@ -10,7 +10,18 @@
  * for; timers are the domains' own deadlines, on CLOCK_MONOTONIC. */
 #define _GNU_SOURCE
 #include "sbuf.h"
-#include "shadowd.h"
+#include "ctl.h"
+#include "detect.h"
+#include "dom.h"
+#include "events.h"
+#include "instance.h"
+#include "log.h"
+#include "metrics.h"
+#include "persist.h"
+#include "record.h"
+#include "recover.h"
+#include "standby.h"
+#include "store.h"
 
 #include "xs_util.h"
 
@@ -37,40 +48,6 @@
 #define SCAN_EVERY_MS  30000
 #define MAX_POLL_MS    1000
 #define MAX_DRV_FDS    64
-
-static uint64_t t0;
-
-uint64_t sd_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-static void vlog(const char *who, const char *fmt, va_list ap)
-{
-    uint64_t t = sd_now() - t0;
-    char msg[1024];
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    fprintf(stderr, "shadowd[%llu.%03llu]: %s%s%s\n", (unsigned long long)(t / 1000),
-            (unsigned long long)(t % 1000), who ? who : "", who ? ": " : "", msg);
-}
-
-void sd_log(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vlog(NULL, fmt, ap);
-    va_end(ap);
-}
-
-void sd_dlog(const struct sd_dom *d, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vlog(d->conf->name, fmt, ap);
-    va_end(ap);
-}
 
 enum ckind { C_CTL, C_METRICS };
 
@@ -235,11 +212,11 @@ static void drv_done(void *ctx, void *arg, enum sd_drv_op op, int rc, unsigned d
                      const char *err)
 {
     (void)ctx;
-    struct sd_opctx *o = arg;
-    if (o->standby)
-        sd_standby_done_op(o->d, op, rc, domid, err);
+    struct sd_inst *in = arg; /* the instance the operation was for */
+    if (in->role == SD_ROLE_STANDBY)
+        sd_standby_done_op(in->dom, op, rc, domid, err);
     else
-        sd_recover_done_op(o->d, op, rc, domid, err);
+        sd_recover_done_op(in->dom, op, rc, domid, err);
 }
 
 static void drv_changed(void *ctx, unsigned domid)
@@ -336,7 +313,7 @@ static int run(struct sd *sd, int sfd, int ctl_fd, int met_fd)
             }
         }
         if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
-            sd_store_events(sd);
+            sd_events_dispatch(sd);
         /* Clients: walk backwards, closing may move the last one into i. */
         for (unsigned i = nclients; i-- > 0;) {
             short rev = p[first_client + (int)i].revents;
@@ -359,7 +336,8 @@ static int run(struct sd *sd, int sfd, int ctl_fd, int met_fd)
 
 int main(int argc, char **argv)
 {
-    t0 = sd_now();
+    uint64_t t0 = sd_now();
+    sd_log_start(t0);
     const char *path = DEFAULT_CONF;
     bool check = false, verbose = false;
     static const struct option lo[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -423,8 +401,8 @@ int main(int argc, char **argv)
         d->idx = i;
         d->conf = &sd.conf->doms[i];
         d->ops = sd_drv_ops_for(d->conf->driver);
-        d->op_main = (struct sd_opctx){d, false};
-        d->op_standby = (struct sd_opctx){d, true};
+        sd_inst_init(&d->srv, d, SD_ROLE_SERVING);
+        sd_inst_init(&d->sb.inst, d, SD_ROLE_STANDBY);
         enum sd_driver_kind k = d->conf->driver;
         if (!sd.drv[k]) {
             char err[256] = "";

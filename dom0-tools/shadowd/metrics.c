@@ -2,7 +2,9 @@
  * served on the metrics socket and by `shadowctl metrics`. */
 #define _GNU_SOURCE
 #include "sbuf.h"
-#include "shadowd.h"
+#include "metrics.h"
+
+#include "dom.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -17,7 +17,12 @@
  * within one boot: each file carries the boot id and times from another boot are dropped. A file
  * that does not parse is moved aside to <file>.bad and reported. */
 #define _GNU_SOURCE
-#include "shadowd.h"
+#include "persist.h"
+
+#include "dom.h"
+#include "history.h"
+#include "log.h"
+#include "record.h"
 
 #include "sbuf.h"
 
@@ -194,9 +199,10 @@ int sd_persist_save_devs(struct sd_dom *d)
     char path[1024], e1[SD_MAX_VALUE * 3 + 8], e2[SD_MAX_VALUE * 3 + 8];
     sbuf_printf(&b,
                 "shadowd-devices 1\nboot %s\ndomid %u\nstreak %u\nslot %u\nstandby %u\nrecid %u\n",
-                d->sd->boot_id, d->domid, d->streak, d->slot, d->sb.domid, d->next_rec_id);
-    for (unsigned i = 0; i < d->nrestarts; i++)
-        sbuf_printf(&b, "restart %llu\n", (unsigned long long)d->restarts[i]);
+                d->sd->boot_id, d->srv.domid, d->srv.budget.streak, d->slot, d->sb.inst.domid,
+                d->next_rec_id);
+    for (unsigned i = 0; i < d->srv.budget.nrestarts; i++)
+        sbuf_printf(&b, "restart %llu\n", (unsigned long long)d->srv.budget.restarts[i]);
     for (unsigned i = 0; i < d->ndevs; i++) {
         const struct sd_dev *v = d->devs[i];
         if (!v->paired)
@@ -276,7 +282,7 @@ int sd_persist_load_devs(struct sd_dom *d)
             if (sd_parse_u64(t[1], 0x7FEF, &a) < 0)
                 why = "bad domid";
             else
-                d->domid = (unsigned)a;
+                d->srv.domid = (unsigned)a;
         } else if (!strcmp(t[0], "recid") && n == 2) {
             if (sd_parse_u64(t[1], UINT32_MAX, &a) < 0)
                 why = "bad recid";
@@ -291,17 +297,17 @@ int sd_persist_load_devs(struct sd_dom *d)
             if (sd_parse_u64(t[1], 0x7FEF, &a) < 0)
                 why = "bad standby domid";
             else
-                d->sb.domid = (unsigned)a;
+                d->sb.inst.domid = (unsigned)a;
         } else if (!strcmp(t[0], "streak") && n == 2) {
             if (sd_parse_u64(t[1], 1000, &a) < 0)
                 why = "bad streak";
             else if (boot_ok)
-                d->streak = (unsigned)a;
+                d->srv.budget.streak = (unsigned)a;
         } else if (!strcmp(t[0], "restart") && n == 2) {
             if (sd_parse_u64(t[1], UINT64_MAX, &a) < 0)
                 why = "bad restart time";
-            else if (boot_ok && a <= sd_now() && d->nrestarts < SD_MAX_RESTARTS)
-                d->restarts[d->nrestarts++] = a;
+            else if (boot_ok && a <= sd_now() && d->srv.budget.nrestarts < SD_MAX_RESTARTS)
+                d->srv.budget.restarts[d->srv.budget.nrestarts++] = a;
         } else if (!strcmp(t[0], "dev") && n == 7) {
             if (sd_parse_u64(t[2], 0x7FEF, &a) < 0 || sd_parse_u64(t[3], UINT32_MAX, &b2) < 0 ||
                 sd_parse_u64(t[5], UINT64_MAX, &c) < 0 || sd_pct_decode(t[6]) < 0 ||
@@ -334,7 +340,7 @@ int sd_persist_load_devs(struct sd_dom *d)
         for (unsigned i = 0; i < d->ndevs; i++)
             sd_dev_free(d->devs[i]);
         d->ndevs = 0;
-        d->nrestarts = 0;
+        d->srv.budget.nrestarts = 0;
         return -1;
     }
     for (unsigned i = 0; i < d->ndevs; i++) { /* sort each record's keys */
@@ -589,15 +595,15 @@ void sd_persist_history_load(struct sd *sd)
             bad++;
             continue;
         }
-        sd_hist_add(sd, &h);
+        sd_hist_add(&sd->hist, &h);
     }
     free(buf);
     if (bad)
         sd_log("%s: %u lines that do not parse were skipped", path, bad);
     if (size > HIST_MAX_BYTES) { /* keep the file to what we remember */
         struct sbuf b = {0};
-        for (unsigned i = 0; i < sd->nhist; i++)
-            hist_line(&b, &sd->hist[(sd->hist_next + SD_HISTORY - sd->nhist + i) % SD_HISTORY]);
+        for (unsigned i = 0; i < sd->hist.n; i++)
+            hist_line(&b, sd_hist_at(&sd->hist, i));
         if (write_atomic(path, &b, true) < 0)
             sd_log("rewriting %s: %s", path, strerror(errno));
         sbuf_free(&b);

@@ -7,7 +7,11 @@
  * never because its backend dir vanished: that is what a dying driver
  * domain looks like. */
 #define _GNU_SOURCE
-#include "shadowd.h"
+#include "record.h"
+
+#include "dom.h"
+#include "log.h"
+#include "store.h"
 
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -274,7 +278,7 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
     struct xs_handle *xs = d->sd->xs;
     struct sd_dev *v = sd_record_find(d, type, fe, devid);
     char be[160];
-    snprintf(be, sizeof(be), "/local/domain/%u/backend/%s/%u/%u", d->domid, type, fe, devid);
+    snprintf(be, sizeof(be), "/local/domain/%u/backend/%s/%u/%u", d->srv.domid, type, fe, devid);
     if (d->state != DS_UP) {
         /* Mid-recovery the records are the truth; the new dirs are ours. */
         if (v)
@@ -331,7 +335,7 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
     }
     sd_store_watch_dev(d, v);
     bool gone;
-    bool paired = fe_points_at(d, v, d->domid, &gone);
+    bool paired = fe_points_at(d, v, d->srv.domid, &gone);
     if (paired && !v->paired) {
         sd_dlog(d, "recording %s %u of guest %u (%s, %u toolstack keys)", v->type, v->devid, v->fe,
                 v->fe_path, v->nkv);
@@ -378,8 +382,8 @@ static int split_be(const char *rel, char *type, size_t tlen, unsigned *fe, unsi
 void sd_record_be_event(struct sd_dom *d, const char *path)
 {
     char pre[64];
-    int n = snprintf(pre, sizeof(pre), "/local/domain/%u/backend", d->domid);
-    if (!d->domid || strncmp(path, pre, (size_t)n) || (path[n] && path[n] != '/'))
+    int n = snprintf(pre, sizeof(pre), "/local/domain/%u/backend", d->srv.domid);
+    if (!d->srv.domid || strncmp(path, pre, (size_t)n) || (path[n] && path[n] != '/'))
         return;
     const char *rel = path[n] ? path + n + 1 : "";
     char type[32];
@@ -400,7 +404,7 @@ void sd_record_fe_check(struct sd_dom *d, struct sd_dev *v)
     if (d->state != DS_UP)
         return;
     bool gone;
-    bool ok = fe_points_at(d, v, d->domid, &gone);
+    bool ok = fe_points_at(d, v, d->srv.domid, &gone);
     if (gone) {
         sd_record_drop(d, v, "its frontend dir is gone");
     } else if (!ok && v->paired) {
@@ -420,12 +424,12 @@ void sd_record_scan(struct sd_dom *d)
 {
     struct xs_handle *xs = d->sd->xs;
     d->scan_due = false;
-    if (!d->domid || !xs)
+    if (!d->srv.domid || !xs)
         return;
     for (unsigned i = 0; i < d->ndevs; i++)
         d->devs[i]->be_seen = false;
     char base[64];
-    snprintf(base, sizeof(base), "/local/domain/%u/backend", d->domid);
+    snprintf(base, sizeof(base), "/local/domain/%u/backend", d->srv.domid);
     unsigned nt = 0, budget = d->conf->max_devices * 2 + 16;
     char **types = xs_directory(xs, XBT_NULL, base, &nt);
     for (unsigned t = 0; types && t < nt && budget; t++) {
@@ -464,7 +468,7 @@ void sd_record_scan(struct sd_dom *d)
             continue;
         }
         bool gone;
-        fe_points_at(d, v, d->domid, &gone);
+        fe_points_at(d, v, d->srv.domid, &gone);
         if (gone)
             sd_record_drop(d, v, "its frontend dir is gone");
     }

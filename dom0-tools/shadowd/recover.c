@@ -12,7 +12,20 @@
  * creating a domain.
  * Every phase change is persisted first, so a restarted shadowd resumes it. */
 #define _GNU_SOURCE
-#include "shadowd.h"
+#include "recover.h"
+
+#include "budget.h"
+#include "dom.h"
+#include "drv.h"
+#include "history.h"
+#include "instance.h"
+#include "log.h"
+#include "persist.h"
+#include "publish.h"
+#include "record.h"
+#include "rewire.h"
+#include "standby.h"
+#include "store.h"
 
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -29,65 +42,15 @@
 #define REWIRE_MAX_TRIES  5
 #define STARTUP_RETRY_MS  1000
 
-static const char *const phase_names[] = {"restart", "rewire", "reconnect"};
-static const char *const kind_names[] = {"start", "failure", "planned"};
-
-const char *sd_phase_name(enum sd_phase p)
-{
-    return (unsigned)p < 3 ? phase_names[p] : "?";
-}
-
-const char *sd_kind_name(enum sd_rkind k)
-{
-    return (unsigned)k < 3 ? kind_names[k] : "?";
-}
-
-const char *sd_state_name(const struct sd_dom *d)
-{
-    switch (d->state) {
-    case DS_UP:
-        return USK_SD_STATE_UP;
-    case DS_RECOVERING:
-        return d->rec.kind == RK_START ? USK_SD_STATE_STARTING : USK_SD_STATE_RECOVERING;
-    default:
-        return USK_SD_STATE_FAILED;
-    }
-}
-
-static unsigned restarts_in_window(struct sd_dom *d, uint64_t now)
-{
-    unsigned k = 0;
-    for (unsigned i = 0; i < d->nrestarts; i++) /* keep those inside the window */
-        if (d->restarts[i] + d->conf->restart_window_ms > now)
-            d->restarts[k++] = d->restarts[i];
-    d->nrestarts = k;
-    return k;
-}
-
-bool sd_budget_ok(struct sd_dom *d, uint64_t now)
-{
-    return restarts_in_window(d, now) < d->conf->restart_budget;
-}
-
 uint64_t sd_backoff_ms(const struct sd_dom *d)
 {
-    if (d->streak == 0)
-        return d->conf->restart_delay_ms;
-    uint64_t b = d->conf->backoff_initial_ms;
-    for (unsigned i = 1; i < d->streak && b < d->conf->backoff_max_ms; i++)
-        b *= 2;
-    return b < d->conf->backoff_max_ms ? b : d->conf->backoff_max_ms;
+    return sd_budget_backoff(&d->srv.budget, d->conf, d->conf->restart_delay_ms);
 }
 
 static void note_restart(struct sd_dom *d, uint64_t now)
 {
-    restarts_in_window(d, now);
-    if (d->nrestarts == SD_MAX_RESTARTS) {
-        memmove(d->restarts, d->restarts + 1, (SD_MAX_RESTARTS - 1) * sizeof(d->restarts[0]));
-        d->nrestarts--;
-    }
-    d->restarts[d->nrestarts++] = now;
-    d->streak++;
+    sd_budget_spend(&d->srv.budget, d->conf, now);
+    d->srv.budget.streak++;
     d->n_restarts++;
     d->devs_dirty = true;
 }
@@ -138,7 +101,7 @@ static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint6
     h.warm = r->warm;
     if (r->kind == RK_START && ok)
         return; /* a first start is not a recovery */
-    sd_hist_add(d->sd, &h);
+    sd_hist_add(&d->sd->hist, &h);
     sd_persist_history_append(d->sd, &h);
     if (ok) {
         d->phase_sum[0] += h.detect_ms;
@@ -158,7 +121,7 @@ static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint6
 static void fail_dom(struct sd_dom *d, const char *why)
 {
     uint64_t now = sd_now();
-    snprintf(d->error, sizeof(d->error), "%s", why);
+    snprintf(d->srv.error, sizeof(d->srv.error), "%s", why);
     sd_dlog(d,
             "recovery %u: GIVING UP: %s; the domain is left down and its %u devices are "
             "without a backend. Fix the cause, then: shadowctl restart %s",
@@ -166,11 +129,11 @@ static void fail_dom(struct sd_dom *d, const char *why)
     d->n_failures++;
     record_history(d, false, why, now);
     d->state = DS_FAILED;
-    d->domid = d->rec.old_domid;
+    d->srv.domid = d->rec.old_domid;
     sd_store_watch_dom(d);
     sd_persist_drop_rec(d);
     d->devs_dirty = true;
-    sd_store_publish(d);
+    sd_publish(d);
 }
 
 void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
@@ -203,7 +166,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
         r->next_try_ms = now + sd_backoff_ms(d);
         clear_dev_flags(d);
         sd_persist_save_rec(d);
-        sd_store_publish(d);
+        sd_publish(d);
         return;
     }
     memset(r, 0, sizeof(*r));
@@ -211,15 +174,14 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
     r->kind = kind;
     r->phase = PH_RESTART;
     snprintf(r->reason, sizeof(r->reason), "%s", why);
-    r->old_domid = d->domid;
+    r->old_domid = d->srv.domid;
     r->t_detect = now;
     r->t_evidence = evidence_ms && evidence_ms <= now ? evidence_ms : now;
     if (kind == RK_PLANNED) {
-        d->streak = 0;
-        d->nrestarts = 0;               /* the operator takes the budget into their hands */
-        if (d->sb.state == SB_FAILED) { /* ... and the standby's */
+        sd_budget_reset(&d->srv.budget); /* the operator takes the budget into their hands */
+        if (d->sb.state == SB_FAILED) {  /* ... and the standby's */
             d->sb.state = SB_NONE;
-            d->sb.nrestarts = d->sb.streak = 0;
+            sd_budget_reset(&d->sb.inst.budget);
             d->sb.next_try_ms = 0;
         }
         r->next_try_ms = now;
@@ -229,7 +191,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
         r->next_try_ms = now + sd_backoff_ms(d);
     }
     d->state = DS_RECOVERING;
-    d->error[0] = 0;
+    d->srv.error[0] = 0;
     if ((unsigned)src < 4 && kind != RK_START)
         d->n_detect[src]++;
     clear_dev_flags(d);
@@ -242,7 +204,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
                 r->id, why, paired_count(d), sd_record_guests(d, NULL),
                 (unsigned long long)(r->t_detect - r->t_evidence));
     sd_persist_save_rec(d);
-    sd_store_publish(d);
+    sd_publish(d);
 }
 
 /* The new domain exists (created, adopted, or a promoted standby): on to rewiring. */
@@ -258,8 +220,8 @@ static void created(struct sd_dom *d, unsigned domid, bool warm)
     r->t_restarted = now;
     r->phase = PH_REWIRE;
     r->rewire_next = 0;
-    d->domid = domid;
-    d->hb_start_ms = now;
+    d->srv.domid = domid;
+    d->srv.hb.start_ms = now;
     sd_store_watch_dom(d);
     sd_dlog(d, "recovery %u: restart: %s %u %s (attempt %u) - %llu ms", r->id,
             warm ? "standby domain" : "domain", domid, warm ? "promoted" : "created", r->attempts,
@@ -267,7 +229,7 @@ static void created(struct sd_dom *d, unsigned domid, bool warm)
     d->devs_dirty = true;
     sd_persist_save_devs(d);
     sd_persist_save_rec(d);
-    sd_store_publish(d);
+    sd_publish(d);
 }
 
 static void attempt_failed(struct sd_dom *d, const char *what, const char *err)
@@ -312,7 +274,7 @@ static void step_restart(struct sd_dom *d, uint64_t now)
         r->next_try_ms = now + STARTUP_RETRY_MS;
         return;
     }
-    if (!sd_budget_ok(d, now)) {
+    if (!sd_budget_ok(&d->srv.budget, d->conf, now)) {
         char why[200], w[32];
         sd_format_duration(w, sizeof(w), d->conf->restart_window_ms);
         sd_strfmt(why, sizeof(why), "restart budget exhausted: %u restarts within %s (%s)",
@@ -328,7 +290,7 @@ static void step_restart(struct sd_dom *d, uint64_t now)
                 return;
             }
             if (st.run != SD_RUN_GONE) {
-                int rc = d->ops->destroy(drv, r->old_domid, &d->op_main, err, sizeof(err));
+                int rc = d->ops->destroy(drv, r->old_domid, &d->srv, err, sizeof(err));
                 if (rc < 0) {
                     attempt_failed(d, "destroying the old domain", err);
                     return;
@@ -361,13 +323,13 @@ static void step_restart(struct sd_dom *d, uint64_t now)
             created(d, other, false);
             return;
         }
-        if (d->ops->destroy(drv, other, &d->op_main, err, sizeof(err)) < 0) {
+        if (d->ops->destroy(drv, other, &d->srv, err, sizeof(err)) < 0) {
             attempt_failed(d, "destroying a leftover domain of the same name", err);
             return;
         }
     }
     unsigned domid = 0;
-    int rc = d->ops->create(drv, d->conf, name, &d->op_main, &domid, err, sizeof(err));
+    int rc = d->ops->create(drv, d->conf, name, &d->srv, &domid, err, sizeof(err));
     if (rc < 0)
         attempt_failed(d, "creating the domain", err);
     else if (rc == SD_DRV_PENDING)
@@ -401,7 +363,7 @@ static void finish(struct sd_dom *d, const char *why_partial)
                 (unsigned long long)(now - r->t_evidence), d->last_recovery, r->old_domid,
                 r->new_domid, r->attempts);
     } else {
-        sd_dlog(d, "driver domain %u is up", d->domid);
+        sd_dlog(d, "driver domain %u is up", d->srv.domid);
     }
     /* What the frontends reported during the recovery is answered. */
     for (unsigned i = 0; i < d->ndevs; i++) {
@@ -419,7 +381,7 @@ static void finish(struct sd_dom *d, const char *why_partial)
     d->devs_dirty = true;
     sd_persist_drop_rec(d);
     sd_persist_save_devs(d);
-    sd_store_publish(d);
+    sd_publish(d);
 }
 
 static bool all_reconnected(const struct sd_dom *d)
@@ -493,7 +455,7 @@ static void step_rewire(struct sd_dom *d, uint64_t now)
                 r->new_domid, (unsigned long long)(now - r->t_restarted));
     d->devs_dirty = true;
     sd_persist_save_rec(d);
-    sd_store_publish(d);
+    sd_publish(d);
     for (unsigned i = 0; i < d->ndevs; i++)
         check_reconnect(d, d->devs[i]);
     if (all_reconnected(d))
@@ -546,15 +508,15 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
     if (d->state == DS_UP)
         AT(d->next_scan_ms);
     const struct sd_domconf *c = d->conf;
-    bool hb_active =
-        c->heartbeat_timeout_ms && d->domid && (d->state == DS_UP || d->rec.phase != PH_RESTART);
+    bool hb_active = c->heartbeat_timeout_ms && d->srv.domid &&
+                     (d->state == DS_UP || d->rec.phase != PH_RESTART);
     if (hb_active)
-        AT(d->hb_seen ? d->hb_change_ms + c->heartbeat_timeout_ms + 1
-                      : d->hb_start_ms + c->boot_timeout_ms + 1);
+        AT(d->srv.hb.seen ? d->srv.hb.change_ms + c->heartbeat_timeout_ms + 1
+                          : d->srv.hb.start_ms + c->boot_timeout_ms + 1);
     for (unsigned i = 0; i < d->ndevs; i++)
         if (d->devs[i]->report_due)
             AT(d->devs[i]->last_report_ms + d->sd->conf->report_interval_ms);
-    if (d->state == DS_UP && d->streak)
+    if (d->state == DS_UP && d->srv.budget.streak)
         AT(d->up_since + c->stable_ms);
     if (d->state == DS_RECOVERING) {
         switch (d->rec.phase) {
@@ -595,8 +557,8 @@ static void resume(struct sd_dom *d)
         r->destroyed = false;
         r->op_pending = false;
         r->next_try_ms = now;
-        d->domid = r->old_domid;
-        sd_store_publish(d);
+        d->srv.domid = r->old_domid;
+        sd_publish(d);
         return;
     }
     struct sd_domstat st;
@@ -610,13 +572,13 @@ static void resume(struct sd_dom *d)
         r->destroyed = false;
         r->next_try_ms = now + sd_backoff_ms(d);
         clear_dev_flags(d);
-        d->domid = r->old_domid;
+        d->srv.domid = r->old_domid;
         sd_persist_save_rec(d);
-        sd_store_publish(d);
+        sd_publish(d);
         return;
     }
-    d->domid = r->new_domid;
-    d->hb_start_ms = now;
+    d->srv.domid = r->new_domid;
+    d->srv.hb.start_ms = now;
     sd_store_watch_dom(d);
     if (r->phase == PH_REWIRE) {
         r->rewire_next = 0; /* rewiring is idempotent: done devices are skipped */
@@ -630,7 +592,7 @@ static void resume(struct sd_dom *d)
                 d->devs[i]->base_unknown = true;
             }
     }
-    sd_store_publish(d);
+    sd_publish(d);
 }
 
 static void startup_serving(struct sd_dom *d)
@@ -658,8 +620,8 @@ static void startup_serving(struct sd_dom *d)
             d->startup_retry_ms = now + STARTUP_RETRY_MS;
             return;
         }
-        unsigned recorded = d->domid;
-        d->domid = 0;
+        unsigned recorded = d->srv.domid;
+        d->srv.domid = 0;
         if (paired_count(d))
             sd_recover_start(d, RK_FAILURE, SRC_DEATH, now,
                              "domain %u is gone (found at shadowd start)", recorded);
@@ -675,7 +637,7 @@ static void startup_serving(struct sd_dom *d)
         return;
     }
     if (st.run != SD_RUN_RUNNING && st.run != SD_RUN_PAUSED) {
-        d->domid = domid;
+        d->srv.domid = domid;
         if (paired_count(d))
             sd_recover_start(d, RK_FAILURE, SRC_DEATH, st.shutdown_ms,
                              "domain %u found shut down at shadowd start (reason %d)", domid,
@@ -685,10 +647,10 @@ static void startup_serving(struct sd_dom *d)
                              "domain %u found shut down; starting afresh", domid);
         return;
     }
-    if (d->domid && d->domid != domid && paired_count(d)) {
+    if (d->srv.domid && d->srv.domid != domid && paired_count(d)) {
         /* Replaced while shadowd was away: its new incarnation has no backends. */
-        unsigned old = d->domid;
-        d->domid = domid;
+        unsigned old = d->srv.domid;
+        d->srv.domid = domid;
         sd_recover_start(d, RK_FAILURE, SRC_DEATH, now,
                          "domain %u was replaced by domain %u while shadowd was down", old, domid);
         d->rec.old_domid = old;
@@ -696,15 +658,15 @@ static void startup_serving(struct sd_dom *d)
         created(d, domid, false);
         return;
     }
-    d->domid = domid;
+    d->srv.domid = domid;
     d->state = DS_UP;
     d->up_since = now;
-    d->hb_start_ms = now;
+    d->srv.hb.start_ms = now;
     d->scan_due = true;
     d->devs_dirty = true;
     sd_store_watch_dom(d);
     sd_dlog(d, "adopted running domain %u (%u recorded devices)", domid, paired_count(d));
-    sd_store_publish(d);
+    sd_publish(d);
 }
 
 void sd_recover_startup(struct sd_dom *d)

@@ -10,7 +10,11 @@
  * permissions, frontend keys, generation last. Rewiring is idempotent: a
  * device already pointing at the new domain is left alone. */
 #define _GNU_SOURCE
-#include "shadowd.h"
+#include "rewire.h"
+
+#include "dom.h"
+#include "log.h"
+#include "record.h"
 
 #include "understudy-keys.h"
 #include "xs_util.h"

@@ -20,7 +20,15 @@
  * without one (failures restart cold) and says so. Guests are never touched:
  * nothing points at a standby until it is promoted. */
 #define _GNU_SOURCE
-#include "shadowd.h"
+#include "standby.h"
+
+#include "budget.h"
+#include "dom.h"
+#include "drv.h"
+#include "instance.h"
+#include "log.h"
+#include "publish.h"
+#include "store.h"
 
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -33,56 +41,14 @@
 
 #define SB_RETRY_MS 1000 /* driver not reachable: try again */
 
-const char *sd_dom_name(const struct sd_dom *d, unsigned slot, char *buf, size_t len)
-{
-    if (slot == 0)
-        snprintf(buf, len, "%s", d->conf->name);
-    else
-        snprintf(buf, len, "%s" SD_STANDBY_SUFFIX, d->conf->name);
-    return buf;
-}
-
-const char *sd_standby_state_name(const struct sd_dom *d)
-{
-    switch (d->sb.state) {
-    case SB_NONE:
-        return USK_SD_STANDBY_NONE;
-    case SB_BOOTING:
-        return USK_SD_STANDBY_BOOTING;
-    case SB_READY:
-        return USK_SD_STANDBY_READY;
-    case SB_FAILED:
-        return USK_SD_STANDBY_FAILED;
-    default:
-        return "off";
-    }
-}
-
 static struct sd_drv *drv_of(struct sd_dom *d)
 {
     return d->sd->drv[d->conf->driver];
 }
 
-static unsigned sb_restarts_in_window(struct sd_dom *d, uint64_t now)
-{
-    struct sd_standby *s = &d->sb;
-    unsigned k = 0;
-    for (unsigned i = 0; i < s->nrestarts; i++)
-        if (s->restarts[i] + d->conf->restart_window_ms > now)
-            s->restarts[k++] = s->restarts[i];
-    s->nrestarts = k;
-    return k;
-}
-
 static uint64_t sb_backoff(const struct sd_dom *d)
 {
-    const struct sd_standby *s = &d->sb;
-    if (s->streak == 0)
-        return 0;
-    uint64_t b = d->conf->backoff_initial_ms;
-    for (unsigned i = 1; i < s->streak && b < d->conf->backoff_max_ms; i++)
-        b *= 2;
-    return b < d->conf->backoff_max_ms ? b : d->conf->backoff_max_ms;
+    return sd_budget_backoff(&d->sb.inst.budget, d->conf, 0); /* the first of a streak at once */
 }
 
 /* The standby's heartbeat watch, and the driver's death events for it. */
@@ -90,26 +56,26 @@ static void sb_watch(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
     struct sd_drv *drv = drv_of(d);
-    if (s->watched_domid == s->domid)
+    if (s->inst.watched_domid == s->inst.domid)
         return;
-    if (s->watched_domid && drv && d->ops->unwatch)
-        d->ops->unwatch(drv, s->watched_domid);
-    sd_store_watch_standby(d); /* sets hb_path for s->domid, drops the old watch */
-    s->watched_domid = s->domid;
-    s->hb_value[0] = 0;
-    if (s->domid && drv && d->ops->watch && d->ops->watch(drv, s->domid) < 0)
+    if (s->inst.watched_domid && drv && d->ops->unwatch)
+        d->ops->unwatch(drv, s->inst.watched_domid);
+    sd_store_watch_standby(d); /* sets hb_path for s->inst.domid, drops the old watch */
+    s->inst.watched_domid = s->inst.domid;
+    s->inst.hb.value[0] = 0;
+    if (s->inst.domid && drv && d->ops->watch && d->ops->watch(drv, s->inst.domid) < 0)
         sd_dlog(d, "driver cannot watch standby domain %u for death; relying on @releaseDomain",
-                s->domid);
+                s->inst.domid);
 }
 
 static void sb_set(struct sd_dom *d, enum sd_sbstate st, unsigned domid)
 {
     struct sd_standby *s = &d->sb;
     s->state = st;
-    s->domid = domid;
+    s->inst.domid = domid;
     sb_watch(d);
     d->devs_dirty = true; /* the standby's domid is in <name>.devices */
-    sd_store_publish(d);
+    sd_publish(d);
 }
 
 static void sb_created(struct sd_dom *d, unsigned domid, bool adopted)
@@ -117,7 +83,7 @@ static void sb_created(struct sd_dom *d, unsigned domid, bool adopted)
     struct sd_standby *s = &d->sb;
     uint64_t now = sd_now();
     char name[80];
-    s->hb_start_ms = now;
+    s->inst.hb.start_ms = now;
     s->ready_ms = 0;
     sb_set(d, SB_BOOTING, domid);
     sd_dlog(d, "standby: domain %u %s as %s%s", domid, adopted ? "adopted" : "created",
@@ -142,19 +108,19 @@ static void sb_failed(struct sd_dom *d, const char *fmt, ...)
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
     uint64_t now = sd_now();
-    unsigned old = s->domid;
+    unsigned old = s->inst.domid;
     struct sd_drv *drv = drv_of(d);
     if (old && drv) {
-        int rc = d->ops->destroy(drv, old, &d->op_standby, err, sizeof(err));
+        int rc = d->ops->destroy(drv, old, &d->sb.inst, err, sizeof(err));
         if (rc < 0)
             sd_dlog(d, "standby: destroying domain %u: %s", old, err);
         else if (rc == SD_DRV_PENDING)
             s->op_pending = true;
     }
     s->next_try_ms = now + sb_backoff(d); /* the first of a streak at once, then doubling */
-    s->streak++;
+    s->inst.budget.streak++;
     s->replacing = true;
-    snprintf(s->error, sizeof(s->error), "%s", why);
+    snprintf(s->inst.error, sizeof(s->inst.error), "%s", why);
     sb_set(d, SB_NONE, 0);
     sd_dlog(d, "standby: domain %u failed: %s; destroyed, a new one in %llu ms (guests untouched)",
             old, why, (unsigned long long)(s->next_try_ms - now));
@@ -163,46 +129,35 @@ static void sb_failed(struct sd_dom *d, const char *fmt, ...)
 void sd_standby_heartbeat(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
-    if (!s->hb_path[0] || (s->state != SB_BOOTING && s->state != SB_READY))
+    if (!s->inst.hb.path[0] || (s->state != SB_BOOTING && s->state != SB_READY))
         return;
-    char *v = xsu_read(d->sd->xs, XBT_NULL, s->hb_path, NULL, sizeof(s->hb_value) - 1);
-    uint64_t n;
-    if (!v || sd_parse_u64(v, UINT64_MAX, &n) < 0) {
-        free(v);
-        return;
-    }
     uint64_t now = sd_now();
-    if (strcmp(v, s->hb_value)) {
-        snprintf(s->hb_value, sizeof(s->hb_value), "%s", v);
-        s->hb_change_ms = now;
-        if (s->state == SB_BOOTING) {
-            s->ready_ms = now;
-            sd_dlog(d, "standby: domain %u ready, heartbeat seen %llu ms after its start", s->domid,
-                    (unsigned long long)(now - s->hb_start_ms));
-            sb_set(d, SB_READY, s->domid);
-        }
+    if (sd_inst_heartbeat(&s->inst, d->sd->xs, now) == 1 && s->state == SB_BOOTING) {
+        s->ready_ms = now;
+        sd_dlog(d, "standby: domain %u ready, heartbeat seen %llu ms after its start",
+                s->inst.domid, (unsigned long long)(now - s->inst.hb.start_ms));
+        sb_set(d, SB_READY, s->inst.domid);
     }
-    free(v);
 }
 
 void sd_standby_check(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
     struct sd_drv *drv = drv_of(d);
-    if (!drv || !s->domid || (s->state != SB_BOOTING && s->state != SB_READY))
+    if (!drv || !s->inst.domid || (s->state != SB_BOOTING && s->state != SB_READY))
         return;
     struct sd_domstat st;
     char err[256];
-    if (d->ops->info(drv, s->domid, &st, err, sizeof(err)) < 0) {
-        sd_dlog(d, "standby: cannot look at domain %u: %s", s->domid, err);
+    if (d->ops->info(drv, s->inst.domid, &st, err, sizeof(err)) < 0) {
+        sd_dlog(d, "standby: cannot look at domain %u: %s", s->inst.domid, err);
         return;
     }
     if (st.run == SD_RUN_RUNNING || st.run == SD_RUN_PAUSED)
         return; /* paused: the heartbeat decides */
     if (st.run == SD_RUN_GONE)
-        sb_failed(d, "domain %u is gone", s->domid);
+        sb_failed(d, "domain %u is gone", s->inst.domid);
     else
-        sb_failed(d, "domain %u shut down (reason %s)", s->domid, sd_reason_name(st.reason));
+        sb_failed(d, "domain %u shut down (reason %s)", s->inst.domid, sd_reason_name(st.reason));
 }
 
 void sd_standby_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned domid,
@@ -218,7 +173,7 @@ void sd_standby_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned do
         return;
     }
     if (rc < 0) {
-        s->streak++;
+        s->inst.budget.streak++;
         s->replacing = true; /* a failed create counts against the budget too */
         s->next_try_ms = sd_now() + sb_backoff(d);
         sd_dlog(d, "standby: create failed: %s; next try in %llu ms", err ? err : "?",
@@ -236,48 +191,44 @@ static void sb_create(struct sd_dom *d, uint64_t now)
     char name[80], err[256] = "";
     sd_dom_name(d, !d->slot, name, sizeof(name));
     if (s->replacing) {
-        if (sb_restarts_in_window(d, now) >= d->conf->restart_budget) {
-            char w[32], last[sizeof(s->error)];
+        if (!sd_budget_ok(&s->inst.budget, d->conf, now)) {
+            char w[32], last[sizeof(s->inst.error)];
             sd_format_duration(w, sizeof(w), d->conf->restart_window_ms);
-            snprintf(last, sizeof(last), "%s", s->error);
-            sd_strfmt(s->error, sizeof(s->error),
+            snprintf(last, sizeof(last), "%s", s->inst.error);
+            sd_strfmt(s->inst.error, sizeof(s->inst.error),
                       "standby restart budget exhausted: %u replacements within %s (last: %s)",
                       d->conf->restart_budget, w, last);
             sd_dlog(d,
                     "standby: GIVING UP on a standby: %s. Failures will restart the domain "
                     "cold; shadowctl restart %s tries again",
-                    s->error, d->conf->name);
+                    s->inst.error, d->conf->name);
             sb_set(d, SB_FAILED, 0);
             return;
         }
-        if (s->nrestarts == SD_MAX_RESTARTS) {
-            memmove(s->restarts, s->restarts + 1, (SD_MAX_RESTARTS - 1) * sizeof(s->restarts[0]));
-            s->nrestarts--;
-        }
-        s->restarts[s->nrestarts++] = now;
+        sd_budget_spend(&s->inst.budget, d->conf, now);
         s->n_replacements++;
         s->replacing = false;
     }
     /* A domain already under the standby's name: ours from before (adopt a
      * running one), or a leftover (destroy it). */
     unsigned other;
-    if (d->ops->find(drv, name, &other, err, sizeof(err)) == 0 && other != d->domid) {
+    if (d->ops->find(drv, name, &other, err, sizeof(err)) == 0 && other != d->srv.domid) {
         struct sd_domstat st;
         if (d->ops->info(drv, other, &st, err, sizeof(err)) == 0 &&
             (st.run == SD_RUN_RUNNING || st.run == SD_RUN_PAUSED)) {
             sb_created(d, other, true);
             return;
         }
-        if (d->ops->destroy(drv, other, &d->op_standby, err, sizeof(err)) < 0) {
+        if (d->ops->destroy(drv, other, &d->sb.inst, err, sizeof(err)) < 0) {
             s->next_try_ms = now + SB_RETRY_MS;
             sd_dlog(d, "standby: destroying leftover domain %u (%s): %s", other, name, err);
             return;
         }
     }
     unsigned domid = 0;
-    int rc = d->ops->create(drv, d->conf, name, &d->op_standby, &domid, err, sizeof(err));
+    int rc = d->ops->create(drv, d->conf, name, &d->sb.inst, &domid, err, sizeof(err));
     if (rc < 0) {
-        s->streak++;
+        s->inst.budget.streak++;
         s->replacing = true; /* a failed create counts against the budget too */
         s->next_try_ms = now + (sb_backoff(d) > SB_RETRY_MS ? sb_backoff(d) : SB_RETRY_MS);
         sd_dlog(d, "standby: creating %s failed: %s; next try in %llu ms", name, err,
@@ -302,18 +253,18 @@ void sd_standby_tick(struct sd_dom *d, uint64_t now)
             sb_create(d, now);
         break;
     case SB_BOOTING:
-        if (c->heartbeat_timeout_ms && now > s->hb_start_ms + c->boot_timeout_ms)
+        if (c->heartbeat_timeout_ms && now > s->inst.hb.start_ms + c->boot_timeout_ms)
             sb_failed(d, "no heartbeat within boot-timeout (%llu ms)",
                       (unsigned long long)c->boot_timeout_ms);
         break;
     case SB_READY:
-        if (c->heartbeat_timeout_ms && now > s->hb_change_ms + c->heartbeat_timeout_ms) {
+        if (c->heartbeat_timeout_ms && now > s->inst.hb.change_ms + c->heartbeat_timeout_ms) {
             sb_failed(d, "heartbeat lost (unchanged for %llu ms)",
-                      (unsigned long long)(now - s->hb_change_ms));
-        } else if (s->streak && now >= s->ready_ms + c->stable_ms) {
-            sd_dlog(d, "standby: domain %u up for %llu ms: its backoff reset", s->domid,
+                      (unsigned long long)(now - s->inst.hb.change_ms));
+        } else if (s->inst.budget.streak && now >= s->ready_ms + c->stable_ms) {
+            sd_dlog(d, "standby: domain %u up for %llu ms: its backoff reset", s->inst.domid,
                     (unsigned long long)(now - s->ready_ms));
-            s->streak = 0;
+            s->inst.budget.streak = 0;
         }
         break;
     default:
@@ -331,11 +282,11 @@ uint64_t sd_standby_wake(const struct sd_dom *d)
     case SB_NONE:
         return d->state == DS_UP ? s->next_try_ms : UINT64_MAX;
     case SB_BOOTING:
-        return c->heartbeat_timeout_ms ? s->hb_start_ms + c->boot_timeout_ms + 1 : UINT64_MAX;
+        return c->heartbeat_timeout_ms ? s->inst.hb.start_ms + c->boot_timeout_ms + 1 : UINT64_MAX;
     case SB_READY: {
-        uint64_t w =
-            c->heartbeat_timeout_ms ? s->hb_change_ms + c->heartbeat_timeout_ms + 1 : UINT64_MAX;
-        if (s->streak && s->ready_ms + c->stable_ms < w)
+        uint64_t w = c->heartbeat_timeout_ms ? s->inst.hb.change_ms + c->heartbeat_timeout_ms + 1
+                                             : UINT64_MAX;
+        if (s->inst.budget.streak && s->ready_ms + c->stable_ms < w)
             w = s->ready_ms + c->stable_ms;
         return w;
     }
@@ -348,19 +299,19 @@ unsigned sd_standby_take(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
     struct sd_drv *drv = drv_of(d);
-    if (s->state != SB_READY || !s->domid || s->op_pending || !drv)
+    if (s->state != SB_READY || !s->inst.domid || s->op_pending || !drv)
         return 0;
     struct sd_domstat st;
     char err[256];
-    if (d->ops->info(drv, s->domid, &st, err, sizeof(err)) < 0 || st.run != SD_RUN_RUNNING) {
+    if (d->ops->info(drv, s->inst.domid, &st, err, sizeof(err)) < 0 || st.run != SD_RUN_RUNNING) {
         sd_standby_check(d); /* dead: replaced later; paused: not fit to serve */
         return 0;
     }
-    unsigned domid = s->domid;
+    unsigned domid = s->inst.domid;
     if (d->ops->unwatch)
         d->ops->unwatch(drv, domid); /* watched again as the serving domain */
-    s->watched_domid = 0;
-    s->domid = 0;
+    s->inst.watched_domid = 0;
+    s->inst.domid = 0;
     sd_store_watch_standby(d); /* drops its heartbeat watch */
     s->state = SB_NONE;
     s->replacing = false;
@@ -380,15 +331,15 @@ void sd_standby_startup(struct sd_dom *d)
     }
     struct sd_drv *drv = drv_of(d);
     char name[80], err[256];
-    unsigned recorded = s->domid, domid;
-    s->domid = 0;
+    unsigned recorded = s->inst.domid, domid;
+    s->inst.domid = 0;
     s->state = SB_NONE;
     s->next_try_ms = 0;
     sd_dom_name(d, !d->slot, name, sizeof(name));
     if (!drv || d->ops->find(drv, name, &domid, err, sizeof(err)) < 0)
         return; /* none: one is created when the domain is up */
     struct sd_domstat st;
-    if (domid == d->domid || domid == d->rec.new_domid || domid == d->rec.old_domid) {
+    if (domid == d->srv.domid || domid == d->rec.new_domid || domid == d->rec.old_domid) {
         sd_dlog(d,
                 "standby: domain %u (%s) is the serving domain or its predecessor; not a standby",
                 domid, name);
@@ -402,6 +353,6 @@ void sd_standby_startup(struct sd_dom *d)
         return;
     }
     sd_dlog(d, "standby: domain %u (%s) found shut down; destroying it", domid, name);
-    if (d->ops->destroy(drv, domid, &d->op_standby, err, sizeof(err)) == SD_DRV_PENDING)
+    if (d->ops->destroy(drv, domid, &d->sb.inst, err, sizeof(err)) == SD_DRV_PENDING)
         s->op_pending = true;
 }

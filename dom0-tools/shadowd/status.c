@@ -2,41 +2,18 @@
  * driver domains, their devices and recoveries, as a table or as JSON. */
 #define _GNU_SOURCE
 #include "sbuf.h"
-#include "shadowd.h"
+#include "status.h"
+
+#include "budget.h"
+#include "dom.h"
+#include "history.h"
+#include "instance.h"
+#include "log.h"
+#include "record.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-void sd_hist_add(struct sd *sd, const struct sd_hist *h)
-{
-    sd->hist[sd->hist_next] = *h;
-    sd->hist_next = (sd->hist_next + 1) % SD_HISTORY;
-    if (sd->nhist < SD_HISTORY)
-        sd->nhist++;
-}
-
-/* The i-th remembered recovery, oldest first. */
-static const struct sd_hist *hist_at(const struct sd *sd, unsigned i)
-{
-    return &sd->hist[(sd->hist_next + SD_HISTORY - sd->nhist + i) % SD_HISTORY];
-}
-
-static const struct sd_hist *last_of(const struct sd *sd, const char *name)
-{
-    for (unsigned i = sd->nhist; i-- > 0;)
-        if (!strcmp(hist_at(sd, i)->domain, name))
-            return hist_at(sd, i);
-    return NULL;
-}
-
-static unsigned in_window(const struct sd_dom *d, uint64_t now)
-{
-    unsigned n = 0;
-    for (unsigned i = 0; i < d->nrestarts; i++)
-        n += d->restarts[i] + d->conf->restart_window_ms > now;
-    return n;
-}
 
 static unsigned paired(const struct sd_dom *d)
 {
@@ -54,7 +31,7 @@ void sd_status_text(struct sd *sd, struct sbuf *b)
     for (unsigned i = 0; i < sd->ndoms; i++) {
         struct sd_dom *d = &sd->doms[i];
         char domid[16];
-        snprintf(domid, sizeof(domid), d->domid ? "%u" : "-", d->domid);
+        snprintf(domid, sizeof(domid), d->srv.domid ? "%u" : "-", d->srv.domid);
         sbuf_printf(b, "%-12s %-7s %-10s %5s %7u %6u %8llu %10llu  %s\n", d->conf->name,
                     sd_driver_name(d->conf->driver), sd_state_name(d), domid, paired(d),
                     sd_record_guests(d, NULL), (unsigned long long)d->n_restarts,
@@ -64,12 +41,13 @@ void sd_status_text(struct sd *sd, struct sbuf *b)
     for (unsigned i = 0; i < sd->ndoms; i++) {
         struct sd_dom *d = &sd->doms[i];
         sbuf_printf(b, "\n%s:", d->conf->name);
-        if (d->conf->heartbeat_timeout_ms && d->domid)
-            sbuf_printf(b, " heartbeat %s", d->hb_seen ? "" : "not seen yet");
-        if (d->conf->heartbeat_timeout_ms && d->domid && d->hb_seen)
-            sbuf_printf(b, "%llu ms ago", (unsigned long long)(now - d->hb_change_ms));
-        sbuf_printf(b, "; restarts in window %u of %u; backoff streak %u", in_window(d, now),
-                    d->conf->restart_budget, d->streak);
+        if (d->conf->heartbeat_timeout_ms && d->srv.domid)
+            sbuf_printf(b, " heartbeat %s", d->srv.hb.seen ? "" : "not seen yet");
+        if (d->conf->heartbeat_timeout_ms && d->srv.domid && d->srv.hb.seen)
+            sbuf_printf(b, "%llu ms ago", (unsigned long long)(now - d->srv.hb.change_ms));
+        sbuf_printf(b, "; restarts in window %u of %u; backoff streak %u",
+                    sd_budget_count(&d->srv.budget, d->conf, now), d->conf->restart_budget,
+                    d->srv.budget.streak);
         char sn[80];
         if (d->slot) /* after a promotion the serving domain has the standby's name */
             sbuf_printf(b, "; serving domain named %s", sd_dom_name(d, d->slot, sn, sizeof(sn)));
@@ -82,15 +60,16 @@ void sd_status_text(struct sd *sd, struct sbuf *b)
                         d->rec.attempts, d->rec.old_domid, d->rec.new_domid,
                         (unsigned long long)(now - d->rec.t_evidence), d->rec.reason);
         if (d->state == DS_FAILED)
-            sbuf_printf(b, "  FAILED, left down: %s\n", d->error);
+            sbuf_printf(b, "  FAILED, left down: %s\n", d->srv.error);
         if (d->sb.state != SB_OFF) {
             char nm[80], id[16];
-            snprintf(id, sizeof(id), d->sb.domid ? "domain %u" : "no domain", d->sb.domid);
+            snprintf(id, sizeof(id), d->sb.inst.domid ? "domain %u" : "no domain",
+                     d->sb.inst.domid);
             sbuf_printf(b, "  standby %s: %s, %s; %llu promotions, %llu replacements%s%s\n",
                         sd_dom_name(d, !d->slot, nm, sizeof(nm)), sd_standby_state_name(d), id,
                         (unsigned long long)d->sb.n_promotions,
-                        (unsigned long long)d->sb.n_replacements, d->sb.error[0] ? "; last: " : "",
-                        d->sb.error);
+                        (unsigned long long)d->sb.n_replacements,
+                        d->sb.inst.error[0] ? "; last: " : "", d->sb.inst.error);
         }
         for (unsigned k = 0; k < d->ndevs; k++) {
             const struct sd_dev *v = d->devs[k];
@@ -131,21 +110,23 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
         sbuf_printf(b, "%s{\"name\":", i ? "," : "");
         sbuf_json(b, d->conf->name);
         sbuf_printf(b, ",\"driver\":\"%s\",\"state\":\"%s\",\"domid\":%u,",
-                    sd_driver_name(d->conf->driver), sd_state_name(d), d->domid);
+                    sd_driver_name(d->conf->driver), sd_state_name(d), d->srv.domid);
         sbuf_printf(b, "\"heartbeat\":{\"checked\":%s,\"seen\":%s,\"age_ms\":%lld},",
-                    d->conf->heartbeat_timeout_ms ? "true" : "false", d->hb_seen ? "true" : "false",
-                    d->hb_seen ? (long long)(now - d->hb_change_ms) : -1LL);
+                    d->conf->heartbeat_timeout_ms ? "true" : "false",
+                    d->srv.hb.seen ? "true" : "false",
+                    d->srv.hb.seen ? (long long)(now - d->srv.hb.change_ms) : -1LL);
         sbuf_printf(b,
                     "\"restarts\":%llu,\"restarts_in_window\":%u,\"restart_budget\":%u,"
                     "\"streak\":%u,\"recoveries\":%llu,\"failures\":%llu,"
                     "\"reports_accepted\":%llu,\"reports_ignored\":%llu,\"guests\":%u,",
-                    (unsigned long long)d->n_restarts, in_window(d, now), d->conf->restart_budget,
-                    d->streak, (unsigned long long)d->n_recoveries,
+                    (unsigned long long)d->n_restarts,
+                    sd_budget_count(&d->srv.budget, d->conf, now), d->conf->restart_budget,
+                    d->srv.budget.streak, (unsigned long long)d->n_recoveries,
                     (unsigned long long)d->n_failures, (unsigned long long)d->n_reports_accepted,
                     (unsigned long long)d->n_reports_ignored, sd_record_guests(d, NULL));
         sbuf_printf(b, "\"error\":");
         if (d->state == DS_FAILED)
-            sbuf_json(b, d->error);
+            sbuf_json(b, d->srv.error);
         else
             sbuf_printf(b, "null");
         char nm[80];
@@ -157,16 +138,16 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
         } else {
             const struct sd_standby *sb = &d->sb;
             sbuf_printf(b, "{\"state\":\"%s\",\"domid\":%u,\"name\":", sd_standby_state_name(d),
-                        sb->domid);
+                        sb->inst.domid);
             sbuf_json(b, sd_dom_name(d, !d->slot, nm, sizeof(nm)));
             sbuf_printf(b,
                         ",\"heartbeat_age_ms\":%lld,\"promotions\":%llu,\"replacements\":%llu,"
                         "\"streak\":%u,\"error\":",
-                        sb->state == SB_READY ? (long long)(now - sb->hb_change_ms) : -1LL,
+                        sb->state == SB_READY ? (long long)(now - sb->inst.hb.change_ms) : -1LL,
                         (unsigned long long)sb->n_promotions,
-                        (unsigned long long)sb->n_replacements, sb->streak);
-            if (sb->error[0])
-                sbuf_json(b, sb->error);
+                        (unsigned long long)sb->n_replacements, sb->inst.budget.streak);
+            if (sb->inst.error[0])
+                sbuf_json(b, sb->inst.error);
             else
                 sbuf_printf(b, "null");
             sbuf_printf(b, "}");
@@ -185,7 +166,7 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
             sbuf_printf(b, "null");
         }
         sbuf_printf(b, ",\"last_recovery\":");
-        const struct sd_hist *h = last_of(sd, d->conf->name);
+        const struct sd_hist *h = sd_hist_last(&sd->hist, d->conf->name);
         if (h)
             json_phases(b, h);
         else
@@ -216,17 +197,17 @@ void sd_history_text(struct sd *sd, struct sbuf *b, bool json)
 {
     if (json) {
         sbuf_printf(b, "[");
-        for (unsigned i = 0; i < sd->nhist; i++) {
+        for (unsigned i = 0; i < sd->hist.n; i++) {
             sbuf_printf(b, "%s", i ? "," : "");
-            json_phases(b, hist_at(sd, i));
+            json_phases(b, sd_hist_at(&sd->hist, i));
         }
         sbuf_printf(b, "]\n");
         return;
     }
-    if (!sd->nhist)
+    if (!sd->hist.n)
         sbuf_printf(b, "no recoveries yet\n");
-    for (unsigned i = 0; i < sd->nhist; i++) {
-        const struct sd_hist *h = hist_at(sd, i);
+    for (unsigned i = 0; i < sd->hist.n; i++) {
+        const struct sd_hist *h = sd_hist_at(&sd->hist, i);
         char when[32];
         time_t t = (time_t)h->wall;
         struct tm tm;

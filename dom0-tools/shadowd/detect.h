@@ -1,0 +1,19 @@
+/* detect.h - deciding that a serving driver domain has failed (detect.c). */
+#ifndef SD_DETECT_H
+#define SD_DETECT_H
+
+#include <stdint.h>
+
+struct sd;
+struct sd_dom;
+struct sd_dev;
+
+void sd_detect_release(struct sd *sd);                 /* @releaseDomain fired */
+void sd_detect_changed(struct sd *sd, unsigned domid); /* a driver says domid changed */
+void sd_detect_heartbeat(struct sd_dom *d);            /* the heartbeat key changed */
+void sd_detect_report(struct sd_dom *d, struct sd_dev *v);
+void sd_detect_tick(struct sd_dom *d, uint64_t now);
+/* Check the serving domain with the driver; start a recovery if it is dead. */
+void sd_detect_check_dom(struct sd_dom *d);
+
+#endif

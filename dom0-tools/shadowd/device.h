@@ -1,0 +1,44 @@
+/* device.h - one recorded guest device: a backend dir of any type, the
+ * toolstack keys it was configured with and its frontend dir. Class-blind:
+ * a disk, a NIC and a sound card are all this. */
+#ifndef SD_DEVICE_H
+#define SD_DEVICE_H
+
+#include "sd_text.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SD_MAX_KEYS  128  /* toolstack keys recorded per device */
+#define SD_MAX_VALUE 4096 /* bytes of one recorded value */
+
+struct sd_kv {
+    char *k; /* relative to the backend dir, e.g. "params" */
+    char *v;
+};
+
+struct sd_dev {
+    char type[32]; /* backend type: vbd, vif, ... */
+    unsigned fe;   /* frontend domid */
+    unsigned devid;
+    char fe_path[160]; /* /local/domain/<fe>/device/<fetype>/<devid> */
+    struct sd_kv *kv;  /* toolstack keys, sorted by k */
+    unsigned nkv;
+    uint64_t generation;            /* last FE/shadow/generation we wrote */
+    char report[SD_REPORT_MAX + 1]; /* FE/shadow/report last looked at */
+    /* ---- runtime, not persisted ---- */
+    bool paired; /* BE/frontend and FE/backend agree: rewired on recovery */
+    bool fe_watched;
+    bool be_seen;    /* its backend dir exists in the current domain */
+    bool report_due; /* a report event waits for report-interval */
+    uint64_t last_report_ms;
+    /* the reconnect of the recovery in progress */
+    bool rewired, shadow_aware, reconnected;
+    bool base_unknown; /* rewired by a shadowd that died before saving rec_base */
+    bool gave_up;      /* its frontend said failed: not waited for */
+    unsigned rewire_tries;
+    uint64_t rec_base; /* FE/shadow/recoveries when rewired */
+    char fe_last[128]; /* FE/shadow/last-recovery when reconnected */
+};
+
+#endif

@@ -1,0 +1,39 @@
+/* recovery.h - the record of one recovery of a driver domain: what the
+ * state machine of recover.c keeps, persist.c saves and status.c shows. */
+#ifndef SD_RECOVERY_H
+#define SD_RECOVERY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sd_rkind { RK_START = 0, RK_FAILURE, RK_PLANNED };
+
+enum sd_phase {
+    PH_RESTART = 0, /* waiting out the delay, destroying, creating */
+    PH_REWIRE,
+    PH_RECONNECT,
+};
+
+struct sd_recovery {
+    unsigned id; /* per domain, counts up */
+    enum sd_rkind kind;
+    enum sd_phase phase;
+    char reason[200];
+    unsigned old_domid, new_domid; /* 0: none */
+    uint64_t t_evidence;           /* the first sign of the failure */
+    uint64_t t_detect;             /* decided to recover */
+    uint64_t t_restarted;          /* new domain created */
+    uint64_t t_rewired;
+    uint64_t next_try_ms; /* PH_RESTART: not before */
+    unsigned attempts;    /* restarts made in this recovery */
+    bool op_pending;      /* a driver create/destroy in flight */
+    bool destroyed;       /* old domain destroyed (or gone) */
+    unsigned rewire_next; /* index of the next device to rewire */
+    uint64_t deadline;    /* PH_RECONNECT: give up waiting */
+    bool warm;            /* the new domain is a promoted standby */
+};
+
+const char *sd_phase_name(enum sd_phase p);
+const char *sd_kind_name(enum sd_rkind k);
+
+#endif

@@ -1,0 +1,22 @@
+/* standby.h - the warm standby of a driver domain (standby.c). */
+#ifndef SD_STANDBY_H
+#define SD_STANDBY_H
+
+#include "drv.h"
+
+#include <stdint.h>
+
+struct sd_dom;
+
+void sd_standby_startup(struct sd_dom *d); /* adopt a running standby, or plan one */
+void sd_standby_tick(struct sd_dom *d, uint64_t now);
+void sd_standby_check(struct sd_dom *d); /* death events: look at the standby */
+void sd_standby_heartbeat(struct sd_dom *d);
+void sd_standby_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned domid,
+                        const char *err);
+/* Promote: the domid of a ready, running standby, now the serving domain's
+ * (slot swapped, watches dropped), or 0 if there is none. */
+unsigned sd_standby_take(struct sd_dom *d);
+uint64_t sd_standby_wake(const struct sd_dom *d);
+
+#endif
