@@ -312,7 +312,7 @@ static void step_restart(struct sd_dom *d, uint64_t now)
     }
     /* A domain of our name left over (a restarted shadowd, an operator)? */
     char name[80];
-    sd_dom_name(d, d->slot, name, sizeof(name));
+    sd_inst_name(&d->srv, name, sizeof(name));
     unsigned other;
     if (d->ops->find(drv, name, &other, err, sizeof(err)) == 0) {
         struct sd_domstat st;
@@ -600,7 +600,7 @@ static void startup_serving(struct sd_dom *d)
     struct sd_drv *drv = d->sd->drv[d->conf->driver];
     char err[256] = "", name[80];
     uint64_t now = sd_now();
-    sd_dom_name(d, d->slot, name, sizeof(name));
+    sd_inst_name(&d->srv, name, sizeof(name));
     d->startup_pending = false;
     if (!drv) {
         d->startup_pending = true;

@@ -87,7 +87,7 @@ static void sb_created(struct sd_dom *d, unsigned domid, bool adopted)
     s->ready_ms = 0;
     sb_set(d, SB_BOOTING, domid);
     sd_dlog(d, "standby: domain %u %s as %s%s", domid, adopted ? "adopted" : "created",
-            sd_dom_name(d, !d->slot, name, sizeof(name)),
+            sd_inst_name(&d->sb.inst, name, sizeof(name)),
             d->conf->heartbeat_timeout_ms ? "; waiting for its agent's heartbeat" : "");
     if (!d->conf->heartbeat_timeout_ms) { /* heartbeat off: running is all we can know */
         s->ready_ms = now;
@@ -189,7 +189,7 @@ static void sb_create(struct sd_dom *d, uint64_t now)
     struct sd_standby *s = &d->sb;
     struct sd_drv *drv = drv_of(d);
     char name[80], err[256] = "";
-    sd_dom_name(d, !d->slot, name, sizeof(name));
+    sd_inst_name(&d->sb.inst, name, sizeof(name));
     if (s->replacing) {
         if (!sd_budget_ok(&s->inst.budget, d->conf, now)) {
             char w[32], last[sizeof(s->inst.error)];
@@ -335,7 +335,7 @@ void sd_standby_startup(struct sd_dom *d)
     s->inst.domid = 0;
     s->state = SB_NONE;
     s->next_try_ms = 0;
-    sd_dom_name(d, !d->slot, name, sizeof(name));
+    sd_inst_name(&d->sb.inst, name, sizeof(name));
     if (!drv || d->ops->find(drv, name, &domid, err, sizeof(err)) < 0)
         return; /* none: one is created when the domain is up */
     struct sd_domstat st;

@@ -50,7 +50,7 @@ void sd_status_text(struct sd *sd, struct sbuf *b)
                     d->srv.budget.streak);
         char sn[80];
         if (d->slot) /* after a promotion the serving domain has the standby's name */
-            sbuf_printf(b, "; serving domain named %s", sd_dom_name(d, d->slot, sn, sizeof(sn)));
+            sbuf_printf(b, "; serving domain named %s", sd_inst_name(&d->srv, sn, sizeof(sn)));
         sbuf_printf(b, "\n");
         if (d->state == DS_RECOVERING)
             sbuf_printf(b,
@@ -66,7 +66,7 @@ void sd_status_text(struct sd *sd, struct sbuf *b)
             snprintf(id, sizeof(id), d->sb.inst.domid ? "domain %u" : "no domain",
                      d->sb.inst.domid);
             sbuf_printf(b, "  standby %s: %s, %s; %llu promotions, %llu replacements%s%s\n",
-                        sd_dom_name(d, !d->slot, nm, sizeof(nm)), sd_standby_state_name(d), id,
+                        sd_inst_name(&d->sb.inst, nm, sizeof(nm)), sd_standby_state_name(d), id,
                         (unsigned long long)d->sb.n_promotions,
                         (unsigned long long)d->sb.n_replacements,
                         d->sb.inst.error[0] ? "; last: " : "", d->sb.inst.error);
@@ -131,7 +131,7 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
             sbuf_printf(b, "null");
         char nm[80];
         sbuf_printf(b, ",\"domain_name\":");
-        sbuf_json(b, sd_dom_name(d, d->slot, nm, sizeof(nm)));
+        sbuf_json(b, sd_inst_name(&d->srv, nm, sizeof(nm)));
         sbuf_printf(b, ",\"standby\":");
         if (d->sb.state == SB_OFF) {
             sbuf_printf(b, "null");
@@ -139,7 +139,7 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
             const struct sd_standby *sb = &d->sb;
             sbuf_printf(b, "{\"state\":\"%s\",\"domid\":%u,\"name\":", sd_standby_state_name(d),
                         sb->inst.domid);
-            sbuf_json(b, sd_dom_name(d, !d->slot, nm, sizeof(nm)));
+            sbuf_json(b, sd_inst_name(&d->sb.inst, nm, sizeof(nm)));
             sbuf_printf(b,
                         ",\"heartbeat_age_ms\":%lld,\"promotions\":%llu,\"replacements\":%llu,"
                         "\"streak\":%u,\"error\":",
