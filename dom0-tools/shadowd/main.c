@@ -334,24 +334,27 @@ static int run(struct sd *sd, int sfd, int ctl_fd, int met_fd)
     }
 }
 
-int main(int argc, char **argv)
+/* The command line: 0 and the options, or the exit code (usage, -h). */
+struct args {
+    const char *path;
+    bool check, verbose;
+};
+
+static int parse_args(int argc, char **argv, struct args *a)
 {
-    uint64_t t0 = sd_now();
-    sd_log_start(t0);
-    const char *path = DEFAULT_CONF;
-    bool check = false, verbose = false;
     static const struct option lo[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     int o;
+    *a = (struct args){.path = DEFAULT_CONF};
     while ((o = getopt_long(argc, argv, "c:nvh", lo, NULL)) != -1) {
         switch (o) {
         case 'c':
-            path = optarg;
+            a->path = optarg;
             break;
         case 'n':
-            check = true;
+            a->check = true;
             break;
         case 'v':
-            verbose = true;
+            a->verbose = true;
             break;
         case 'h':
             usage(stdout);
@@ -365,14 +368,12 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (check)
-        return check_only(path, verbose);
+    return -1; /* go on */
+}
 
-    struct sd sd = {.started_ms = t0};
-    sd.conf = sd_conf_load(path, stderr);
-    if (!sd.conf)
-        return 1;
-    int rc = 1, sfd = -1, ctl_fd = -1, met_fd = -1;
+/* SIGTERM, SIGINT and SIGHUP arrive on a signalfd, read by the loop. */
+static int open_signals(void)
+{
     sigset_t ss;
     sigemptyset(&ss);
     sigaddset(&ss, SIGTERM);
@@ -380,59 +381,124 @@ int main(int argc, char **argv)
     sigaddset(&ss, SIGHUP);
     sigprocmask(SIG_BLOCK, &ss, NULL);
     signal(SIGPIPE, SIG_IGN);
-    sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (sfd < 0) {
+    int fd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (fd < 0)
         sd_log("signalfd: %s", strerror(errno));
-        goto out;
-    }
-    sd.ndoms = sd.conf->ndoms;
-    sd.doms = calloc(sd.ndoms, sizeof(*sd.doms));
-    if (!sd.doms) {
+    return fd;
+}
+
+/* One struct sd_dom per configured domain, and one driver per kind used. */
+static int open_domains(struct sd *sd, const struct sd_drv_hooks *hooks)
+{
+    sd->ndoms = sd->conf->ndoms;
+    sd->doms = calloc(sd->ndoms, sizeof(*sd->doms));
+    if (!sd->doms) {
         sd_log("out of memory");
-        goto out;
+        return -1;
     }
-    if (sd_persist_init(&sd) < 0)
-        goto out;
-    sd_persist_history_load(&sd);
-    struct sd_drv_hooks hooks = {.done = drv_done, .changed = drv_changed, .ctx = &sd};
-    for (unsigned i = 0; i < sd.ndoms; i++) {
-        struct sd_dom *d = &sd.doms[i];
-        d->sd = &sd;
+    for (unsigned i = 0; i < sd->ndoms; i++) {
+        struct sd_dom *d = &sd->doms[i];
+        d->sd = sd;
         d->idx = i;
-        d->conf = &sd.conf->doms[i];
+        d->conf = &sd->conf->doms[i];
         d->ops = sd_drv_ops_for(d->conf->driver);
         sd_inst_init(&d->srv, d, SD_ROLE_SERVING);
         sd_inst_init(&d->sb.inst, d, SD_ROLE_STANDBY);
         enum sd_driver_kind k = d->conf->driver;
-        if (!sd.drv[k]) {
+        if (!sd->drv[k]) {
             char err[256] = "";
-            sd.drv[k] = d->ops->open(sd.conf, &hooks, err, sizeof(err));
-            if (!sd.drv[k]) {
+            sd->drv[k] = d->ops->open(sd->conf, hooks, err, sizeof(err));
+            if (!sd->drv[k]) {
                 sd_log("driver %s: %s", d->ops->name, err);
-                goto out;
+                return -1;
             }
         }
-        d->drv = sd.drv[k];
+        d->drv = sd->drv[k];
     }
-    if (sd_store_open(&sd) < 0)
-        goto out;
-    if (mkdir(sd.conf->run_dir, 0755) < 0 && errno != EEXIST) {
-        sd_log("run dir %s: %s", sd.conf->run_dir, strerror(errno));
-        goto out;
+    return 0;
+}
+
+/* The control and metrics sockets in the run dir. */
+static int open_sockets(const struct sd *sd, int *ctl_fd, int *met_fd)
+{
+    if (mkdir(sd->conf->run_dir, 0755) < 0 && errno != EEXIST) {
+        sd_log("run dir %s: %s", sd->conf->run_dir, strerror(errno));
+        return -1;
     }
-    ctl_fd = listen_on(sd.conf->run_dir, "shadowd.sock", 0600);
-    met_fd = listen_on(sd.conf->run_dir, "metrics.sock", 0660);
-    if (ctl_fd < 0 || met_fd < 0)
-        goto out;
-    for (unsigned i = 0; i < sd.ndoms; i++) {
-        struct sd_dom *d = &sd.doms[i];
+    *ctl_fd = listen_on(sd->conf->run_dir, "shadowd.sock", 0600);
+    *met_fd = listen_on(sd->conf->run_dir, "metrics.sock", 0660);
+    return *ctl_fd < 0 || *met_fd < 0 ? -1 : 0;
+}
+
+/* What the state dir remembers of each domain's devices, watched again. */
+static void load_devices(struct sd *sd)
+{
+    for (unsigned i = 0; i < sd->ndoms; i++) {
+        struct sd_dom *d = &sd->doms[i];
         sd_persist_load_devs(d);
         for (unsigned k = 0; k < d->ndevs; k++)
             sd_store_watch_dev(d, d->devs[k]);
         if (d->ndevs)
-            sd_dlog(d, "%u devices recorded from %s", d->ndevs, sd.conf->state_dir);
+            sd_dlog(d, "%u devices recorded from %s", d->ndevs, sd->conf->state_dir);
     }
-    sd_log("watching %u driver domains (config %s, state %s, sockets in %s)", sd.ndoms, path,
+}
+
+/* Everything open_* and load_devices made; safe on a half-built sd. */
+static void close_all(struct sd *sd, int sfd, int ctl_fd, int met_fd)
+{
+    while (nclients)
+        client_close(nclients - 1);
+    if (met_fd >= 0)
+        close(met_fd);
+    if (ctl_fd >= 0)
+        close(ctl_fd);
+    for (unsigned i = 0; sd->doms && i < sd->ndoms; i++) {
+        struct sd_dom *d = &sd->doms[i];
+        for (unsigned k = 0; k < d->ndevs; k++)
+            sd_dev_free(d->devs[k]);
+        free(d->devs);
+    }
+    sd_store_close(sd);
+    for (int k = 0; k < SD_DRIVER_KINDS; k++) {
+        const struct sd_drv_ops *ops = sd_drv_ops_for((enum sd_driver_kind)k);
+        if (sd->drv[k])
+            ops->close(sd->drv[k]);
+    }
+    free(sd->doms);
+    if (sfd >= 0)
+        close(sfd);
+    sd_conf_free(sd->conf);
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t t0 = sd_now();
+    sd_log_start(t0);
+    struct args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    if (a.check)
+        return check_only(a.path, a.verbose);
+
+    struct sd sd = {.started_ms = t0};
+    sd.conf = sd_conf_load(a.path, stderr);
+    if (!sd.conf)
+        return 1;
+    rc = 1;
+    int ctl_fd = -1, met_fd = -1;
+    int sfd = open_signals();
+    struct sd_drv_hooks hooks = {.done = drv_done, .changed = drv_changed, .ctx = &sd};
+    if (sfd < 0)
+        goto out;
+    if (sd_persist_init(&sd) < 0)
+        goto out;
+    sd_persist_history_load(&sd);
+    if (open_domains(&sd, &hooks) < 0 || sd_store_open(&sd) < 0 ||
+        open_sockets(&sd, &ctl_fd, &met_fd) < 0)
+        goto out;
+    load_devices(&sd);
+    sd_log("watching %u driver domains (config %s, state %s, sockets in %s)", sd.ndoms, a.path,
            sd.conf->state_dir, sd.conf->run_dir);
     for (unsigned i = 0; i < sd.ndoms; i++)
         sd_recover_startup(&sd.doms[i]);
@@ -441,27 +507,6 @@ int main(int argc, char **argv)
         if (sd.doms[i].devs_dirty)
             sd_persist_save_devs(&sd.doms[i]);
 out:
-    while (nclients)
-        client_close(nclients - 1);
-    if (met_fd >= 0)
-        close(met_fd);
-    if (ctl_fd >= 0)
-        close(ctl_fd);
-    for (unsigned i = 0; sd.doms && i < sd.ndoms; i++) {
-        struct sd_dom *d = &sd.doms[i];
-        for (unsigned k = 0; k < d->ndevs; k++)
-            sd_dev_free(d->devs[k]);
-        free(d->devs);
-    }
-    sd_store_close(&sd);
-    for (int k = 0; k < SD_DRIVER_KINDS; k++) {
-        const struct sd_drv_ops *ops = sd_drv_ops_for((enum sd_driver_kind)k);
-        if (sd.drv[k])
-            ops->close(sd.drv[k]);
-    }
-    free(sd.doms);
-    if (sfd >= 0)
-        close(sfd);
-    sd_conf_free(sd.conf);
+    close_all(&sd, sfd, ctl_fd, met_fd);
     return rc;
 }
