@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,38 +89,36 @@ static void usage(FILE *f)
                "                        [--restart-budget N] [--restart-window-ms N]\n");
 }
 
-int main(int argc, char **argv)
-{
+struct opts {
     struct sup_handler h[SUP_MAX_TYPES];
-    unsigned nh = 0, heartbeat_ms = 1000, budget = 5, window_ms = 60000;
-    char self[900];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    self[sl > 0 ? sl : 0] = 0;
-    char *slash = strrchr(self, '/');
-    if (slash)
-        *slash = 0;
+    unsigned nh, heartbeat_ms, budget, window_ms;
+};
 
+/* The command line: -1 to go on, or the exit code (usage, --help). */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--handler") && v && strchr(v, '=') && nh < SUP_MAX_TYPES) {
+        if (!strcmp(a, "--handler") && v && strchr(v, '=') && o->nh < SUP_MAX_TYPES) {
+            struct sup_handler *h = &o->h[o->nh];
             size_t tl = (size_t)(strchr(v, '=') - v);
-            if (tl == 0 || tl >= sizeof(h[nh].type) ||
-                strlen(v + tl + 1) >= sizeof(h[nh].program)) {
+            if (tl == 0 || tl >= sizeof(h->type) || strlen(v + tl + 1) >= sizeof(h->program)) {
                 fprintf(stderr, "understudy-agent: bad --handler '%s'\n", v);
                 return 2;
             }
-            memcpy(h[nh].type, v, tl);
-            h[nh].type[tl] = 0;
-            strcpy(h[nh].program, v + tl + 1);
-            nh++;
+            memcpy(h->type, v, tl);
+            h->type[tl] = 0;
+            strcpy(h->program, v + tl + 1);
+            o->nh++;
             i++;
-        } else if (!strcmp(a, "--heartbeat-ms") && v && !parse_uint(v, 600000, &heartbeat_ms) &&
-                   heartbeat_ms > 0) {
+        } else if (!strcmp(a, "--heartbeat-ms") && v && !parse_uint(v, 600000, &o->heartbeat_ms) &&
+                   o->heartbeat_ms > 0) {
             i++;
-        } else if (!strcmp(a, "--restart-budget") && v && !parse_uint(v, 1000, &budget)) {
+        } else if (!strcmp(a, "--restart-budget") && v && !parse_uint(v, 1000, &o->budget)) {
             i++;
-        } else if (!strcmp(a, "--restart-window-ms") && v && !parse_uint(v, 86400000, &window_ms)) {
+        } else if (!strcmp(a, "--restart-window-ms") && v &&
+                   !parse_uint(v, 86400000, &o->window_ms)) {
             i++;
         } else if (!strcmp(a, "--help")) {
             usage(stdout);
@@ -130,59 +129,114 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (nh == 0) {
-        snprintf(h[0].type, sizeof(h[0].type), "vbd");
-        snprintf(h[0].program, sizeof(h[0].program), "%s/blkback", self);
-        snprintf(h[1].type, sizeof(h[1].type), "vif");
-        snprintf(h[1].program, sizeof(h[1].program), "%s/netback", self);
-        nh = 2;
-    }
+    return -1;
+}
 
+/* No --handler: blkback and netback from beside this program. */
+static void default_handlers(struct opts *o)
+{
+    char self[900];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[sl > 0 ? sl : 0] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    snprintf(o->h[0].type, sizeof(o->h[0].type), "vbd");
+    snprintf(o->h[0].program, sizeof(o->h[0].program), "%s/blkback", self);
+    snprintf(o->h[1].type, sizeof(o->h[1].type), "vif");
+    snprintf(o->h[1].program, sizeof(o->h[1].program), "%s/netback", self);
+    o->nh = 2;
+}
+
+/* The running agent: what the loop polls and writes. */
+struct agent {
+    struct xs_handle *xs;
+    struct supervisor *sup;
+    int sfd, wdt;
+    char mydir[64], base[96]; /* /local/domain/<self>, and its backend dir */
+    unsigned heartbeat_ms;
+    bool running;
+};
+
+/* Signals on a signalfd, xenstore, our domid, the backend-dir watch, and
+ * the watchdog. 0, or -1 with the reason printed. */
+static int agent_open(struct agent *ag, const struct opts *o)
+{
     sigset_t ss;
     sigemptyset(&ss);
     sigaddset(&ss, SIGCHLD);
     sigaddset(&ss, SIGTERM);
     sigaddset(&ss, SIGINT);
     sigprocmask(SIG_BLOCK, &ss, NULL);
-    int sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
-
-    struct xs_handle *xs = xs_open(0);
-    if (!xs || sfd < 0) {
+    ag->sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+    ag->xs = xs_open(0);
+    if (!ag->xs || ag->sfd < 0) {
         fprintf(stderr, "understudy-agent: xs_open: %s\n", strerror(errno));
-        return 1;
+        return -1;
     }
     uint64_t domid;
-    if (xsu_read_u64(xs, XBT_NULL, "domid", NULL, 0x7FEF, &domid) < 0) {
+    if (xsu_read_u64(ag->xs, XBT_NULL, "domid", NULL, 0x7FEF, &domid) < 0) {
         fprintf(stderr, "understudy-agent: cannot read my domid: %s\n", strerror(errno));
-        return 1;
+        return -1;
     }
-    char mydir[64], base[96];
-    snprintf(mydir, sizeof(mydir), "/local/domain/%u", (unsigned)domid);
-    snprintf(base, sizeof(base), "%s/backend", mydir);
-    struct supervisor *sup = sup_new(h, nh, budget, window_ms);
-    if (!sup || !xs_watch(xs, base, WATCH_TOKEN)) {
-        fprintf(stderr, "understudy-agent: watch %s: %s\n", base, strerror(errno));
-        return 1;
+    snprintf(ag->mydir, sizeof(ag->mydir), "/local/domain/%u", (unsigned)domid);
+    snprintf(ag->base, sizeof(ag->base), "%s/backend", ag->mydir);
+    ag->sup = sup_new(o->h, o->nh, o->budget, o->window_ms);
+    if (!ag->sup || !xs_watch(ag->xs, ag->base, WATCH_TOKEN)) {
+        fprintf(stderr, "understudy-agent: watch %s: %s\n", ag->base, strerror(errno));
+        return -1;
     }
     /* xen_wdt: a domain whose agent stops petting gets a watchdog shutdown. */
-    int wdt = open("/dev/watchdog", O_WRONLY | O_CLOEXEC);
+    ag->wdt = open("/dev/watchdog", O_WRONLY | O_CLOEXEC);
+    ag->heartbeat_ms = o->heartbeat_ms;
+    ag->running = true;
     fprintf(stderr, "understudy-agent: domain %u serving %s; heartbeat every %u ms; watchdog %s\n",
-            (unsigned)domid, base, heartbeat_ms, wdt >= 0 ? "armed" : "absent");
+            (unsigned)domid, ag->base, o->heartbeat_ms, ag->wdt >= 0 ? "armed" : "absent");
+    return 0;
+}
 
+/* The heartbeat for shadowd, and a pet for xen_wdt. */
+static void beat(struct agent *ag, uint64_t now)
+{
+    if (xsu_printf(ag->xs, XBT_NULL, ag->mydir, USK_DRV_HEARTBEAT, "%llu",
+                   (unsigned long long)now) < 0)
+        fprintf(stderr, "understudy-agent: heartbeat: %s\n", strerror(errno));
+    if (ag->wdt >= 0 && write(ag->wdt, "1", 1) != 1)
+        fprintf(stderr, "understudy-agent: /dev/watchdog: %s\n", strerror(errno));
+}
+
+/* SIGCHLD: reap; SIGTERM, SIGINT: stop. True if a backend died abnormally. */
+static bool on_signals(struct agent *ag)
+{
+    bool rescan = false;
+    struct signalfd_siginfo si;
+    while (read(ag->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo != SIGCHLD) {
+            ag->running = false;
+            continue;
+        }
+        int status;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+            bool abnormal;
+            if (sup_child_exited(ag->sup, pid, status, &abnormal) && abnormal)
+                rescan = true; /* restart it, within its budget */
+        }
+    }
+    return rescan;
+}
+
+static void agent_run(struct agent *ag)
+{
     uint64_t next_beat = 0;
-    int running = 1;
-    while (running) {
+    while (ag->running) {
         uint64_t now = now_ms();
         if (now >= next_beat) {
-            if (xsu_printf(xs, XBT_NULL, mydir, USK_DRV_HEARTBEAT, "%llu",
-                           (unsigned long long)now) < 0)
-                fprintf(stderr, "understudy-agent: heartbeat: %s\n", strerror(errno));
-            if (wdt >= 0 && write(wdt, "1", 1) != 1)
-                fprintf(stderr, "understudy-agent: /dev/watchdog: %s\n", strerror(errno));
-            next_beat = now + heartbeat_ms;
+            beat(ag, now);
+            next_beat = now + ag->heartbeat_ms;
         }
-        struct pollfd p[2] = {{.fd = xs_fileno(xs), .events = POLLIN},
-                              {.fd = sfd, .events = POLLIN}};
+        struct pollfd p[2] = {{.fd = xs_fileno(ag->xs), .events = POLLIN},
+                              {.fd = ag->sfd, .events = POLLIN}};
         int r = poll(p, 2, (int)(next_beat - now));
         if (r < 0 && errno != EINTR) {
             fprintf(stderr, "understudy-agent: poll: %s\n", strerror(errno));
@@ -191,7 +245,7 @@ int main(int argc, char **argv)
         bool rescan = false;
         if (p[0].revents & POLLIN) {
             unsigned n;
-            char **ev = xs_read_watch(xs, &n);
+            char **ev = xs_read_watch(ag->xs, &n);
             if (!ev) {
                 fprintf(stderr, "understudy-agent: lost xenstore connection\n");
                 break;
@@ -199,33 +253,38 @@ int main(int argc, char **argv)
             free(ev);
             rescan = true;
         }
-        if (p[1].revents & POLLIN) {
-            struct signalfd_siginfo si;
-            while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-                if (si.ssi_signo != SIGCHLD) {
-                    running = 0;
-                    continue;
-                }
-                int status;
-                pid_t pid;
-                while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-                    bool abnormal;
-                    if (sup_child_exited(sup, pid, status, &abnormal) && abnormal)
-                        rescan = true; /* restart it, within its budget */
-                }
-            }
-        }
-        if (rescan && running)
-            scan(xs, sup, base);
+        if ((p[1].revents & POLLIN) && on_signals(ag))
+            rescan = true;
+        if (rescan && ag->running)
+            scan(ag->xs, ag->sup, ag->base);
     }
-    sup_stop_all(sup);
-    if (wdt >= 0) {
+}
+
+static void agent_close(struct agent *ag)
+{
+    sup_stop_all(ag->sup);
+    if (ag->wdt >= 0) {
         /* The magic close disarms xen_wdt on an orderly stop. */
-        if (write(wdt, "V", 1) != 1)
+        if (write(ag->wdt, "V", 1) != 1)
             fprintf(stderr, "understudy-agent: /dev/watchdog: %s\n", strerror(errno));
-        close(wdt);
+        close(ag->wdt);
     }
-    sup_free(sup);
-    xs_close(xs);
+    sup_free(ag->sup);
+    xs_close(ag->xs);
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {.heartbeat_ms = 1000, .budget = 5, .window_ms = 60000};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.nh == 0)
+        default_handlers(&o);
+    struct agent ag = {.sfd = -1, .wdt = -1};
+    if (agent_open(&ag, &o) < 0)
+        return 1;
+    agent_run(&ag);
+    agent_close(&ag);
     return 0;
 }
