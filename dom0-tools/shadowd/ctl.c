@@ -9,7 +9,6 @@
  * The reply is "ok\n" and a body, or "error: <message>\n". The socket is
  * dom0 root's only (mode 0600): these are privileged operations. */
 #define _GNU_SOURCE
-#include "sbuf.h"
 #include "ctl.h"
 
 #include "dom.h"
@@ -18,6 +17,8 @@
 #include "recover.h"
 #include "status.h"
 
+#include "sbuf.h"
+#include "sd_text.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 

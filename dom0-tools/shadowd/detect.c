@@ -22,6 +22,7 @@
 #include "recover.h"
 #include "standby.h"
 
+#include "sd_text.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 

@@ -15,6 +15,7 @@
 #include "standby.h"
 #include "store.h"
 
+#include "sd_text.h"
 #include "understudy-keys.h"
 
 #include <errno.h>

@@ -1,10 +1,11 @@
 /* metrics.c - counters in the Prometheus text exposition format (0.0.4),
  * served on the metrics socket and by `shadowctl metrics`. */
 #define _GNU_SOURCE
-#include "sbuf.h"
 #include "metrics.h"
 
 #include "dom.h"
+
+#include "sbuf.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -25,6 +25,7 @@
 #include "record.h"
 
 #include "sbuf.h"
+#include "sd_text.h"
 
 #include <errno.h>
 #include <fcntl.h>

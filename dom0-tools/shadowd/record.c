@@ -13,6 +13,7 @@
 #include "log.h"
 #include "store.h"
 
+#include "sd_text.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 

@@ -27,6 +27,7 @@
 #include "standby.h"
 #include "store.h"
 
+#include "sd_text.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 

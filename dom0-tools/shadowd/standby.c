@@ -29,15 +29,10 @@
 #include "log.h"
 #include "publish.h"
 #include "store.h"
+#include "sd_text.h"
 
-#include "understudy-keys.h"
-#include "xs_util.h"
-
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define SB_RETRY_MS 1000 /* driver not reachable: try again */
 

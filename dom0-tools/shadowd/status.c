@@ -1,7 +1,6 @@
 /* status.c - what `shadowctl status` and `shadowctl history` print: the
  * driver domains, their devices and recoveries, as a table or as JSON. */
 #define _GNU_SOURCE
-#include "sbuf.h"
 #include "status.h"
 
 #include "budget.h"
@@ -10,6 +9,8 @@
 #include "instance.h"
 #include "log.h"
 #include "record.h"
+
+#include "sbuf.h"
 
 #include <stdio.h>
 #include <string.h>

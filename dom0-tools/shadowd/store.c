@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static void watch(struct sd *sd, const char *path, char kind, unsigned idx)
