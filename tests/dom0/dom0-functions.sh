@@ -25,6 +25,11 @@
 #   sd_recorded_is / sd_state_is / sd_phase_is / sd_attempts_is NAME VALUE  (for wait_for)
 #   expect_check_clean            shadowctl check finds no violation
 #   sd_log_has REGEX              shadowd's log matches
+#   sd_one_device_setup           the common start of the crash tests: shadowd with domain drv
+#                                 (D1), guest G with vbd 51712 (cache=writeback rate=10Mb/s)
+#                                 and its frontend connected and recorded; FE is its dir,
+#                                 which holds a guest key test-marker=kept
+#   sd_crash_and_recover          crash D1, wait for the recovery; D2 is the new domain
 
 SHADOWD=$BUILD/bin/shadowd
 SHADOWCTL=$BUILD/bin/shadowctl
@@ -229,3 +234,26 @@ $out"
 }
 
 sd_log_has() { grep -qE "$1" "$SD_LOG"; }
+
+sd_one_device_setup() {
+    start_sim
+    sd_conf
+    sd_domain drv
+    sd_start
+    D1=$(sd_wait_up drv)
+    G=$(new_dom guest)
+    dev_add "$G" "$D1" 51712 cache=writeback rate=10Mb/s
+    FE=$(fe_dir "$G" 51712)
+    xenstore-write "$FE/test-marker" kept && xenstore-chmod "$FE/test-marker" "n$G" "r$D1"
+    fe_start "$G" 51712
+    wait_recovered "$G" 51712 0
+    wait_for 10 sd_recorded_is drv 1
+}
+
+sd_crash_and_recover() {
+    "$XENSIM" crash "$D1"
+    wait_recovered "$G" 51712 1
+    D2=$(sd_domid drv)
+    [ "$D2" != "$D1" ] || fail "no new driver domain (still $D1)"
+    wait_for 10 sd_state_is drv up
+}
