@@ -12,3 +12,10 @@ ALL_TARGETS += $(COMMON_LIB)
 $(TBIN)/unit/test-common-%: $(OBJ)/tests/unit/test-common-%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lpthread
+# The test peers of tests/backends (nfront, tfront: the transaction helper;
+# nframe: the checksums) link it; their link rules link every prerequisite.
+$(TBIN)/backends/blkfront $(TBIN)/backends/blkhostile $(TBIN)/backends/netfront \
+    $(TBIN)/backends/nhostile $(TBIN)/backends/npeer: $(COMMON_LIB)
+# blkbench's rule is a pattern rule: name tfront's objects first, so that the
+# library comes after them on its link line.
+$(O)/bench/blkbench: $(OBJ)/tests/backends/tfront.o $(OBJ)/tests/backends/tbad.o $(COMMON_LIB)

@@ -14,7 +14,7 @@
 #define _GNU_SOURCE
 #include "nb.h"
 
-#include "nb_pkt.h"
+#include "net_l4.h"
 
 #include <errno.h>
 #include <string.h>
@@ -47,7 +47,7 @@ static int read_frame(struct nb_queue *q, uint8_t *at, struct nb_rxpkt *pk)
             BE_LOG_RL(d->be, "queue %u: reading %s: %s", q->idx, d->tap.name, strerror(errno));
         return 0;
     }
-    if ((size_t)n < NB_VNET_HDR + NB_ETH_HLEN) {
+    if ((size_t)n < NB_VNET_HDR + NET_ETH_HLEN) {
         d->rx_drop_bad++;
         return -1;
     }

@@ -2,7 +2,8 @@
 #define _GNU_SOURCE
 #include "nb_vnet.h"
 
-#include "nb_pkt.h"
+#include "inet_csum.h"
+#include "net_l4.h"
 
 #include <linux/if_tun.h>
 #include <string.h>
@@ -27,8 +28,8 @@ int nb_vnet_from_tx(const struct nb_txpkt *p, const uint8_t *pkt, size_t len,
         h->flags |= VIRTIO_NET_HDR_F_DATA_VALID;
     if (!(p->flags & NETTXF_csum_blank) && !gso)
         return 0;
-    struct nb_l4 l;
-    if (nb_pkt_l4(pkt, len, &l, why) < 0)
+    struct net_l4 l;
+    if (net_l4(pkt, len, &l, why) < 0)
         return -1;
     h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
     h->csum_start = (uint16_t)l.l4_off;
@@ -37,7 +38,7 @@ int nb_vnet_from_tx(const struct nb_txpkt *p, const uint8_t *pkt, size_t len,
         return 0;
     const netif_extra_info_t *g = &p->extra[XEN_NETIF_EXTRA_TYPE_GSO];
     unsigned want = g->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4 ? 4 : 6;
-    if (l.proto != NB_PROTO_TCP || l.ipver != want) {
+    if (l.proto != NET_PROTO_TCP || l.ipver != want) {
         *why = "GSO type does not match the packet's headers";
         return -1;
     }
@@ -50,9 +51,9 @@ int nb_vnet_from_tx(const struct nb_txpkt *p, const uint8_t *pkt, size_t len,
 static int rx_csum(const struct virtio_net_hdr *h, uint8_t *pkt, size_t len,
                    const struct nb_rxcaps *c, struct nb_rxmeta *m, const char **why)
 {
-    struct nb_l4 l;
+    struct net_l4 l;
     const char *ignored;
-    bool frontend_can = nb_pkt_l4(pkt, len, &l, &ignored) == 0 && l.l4_off == h->csum_start &&
+    bool frontend_can = net_l4(pkt, len, &l, &ignored) == 0 && l.l4_off == h->csum_start &&
                         l.csum_off == h->csum_offset && (l.ipver == 4 ? c->csum4 : c->csum6);
     if (frontend_can) {
         m->flags |= NETRXF_csum_blank | NETRXF_data_validated;
@@ -62,7 +63,7 @@ static int rx_csum(const struct virtio_net_hdr *h, uint8_t *pkt, size_t len,
         *why = "GSO frame whose checksum the frontend cannot take";
         return -1;
     }
-    if (nb_csum_complete(pkt, len, h->csum_start, h->csum_offset) < 0) {
+    if (inet_csum_complete(pkt, len, h->csum_start, h->csum_offset) < 0) {
         *why = "checksum offsets outside the frame";
         return -1;
     }

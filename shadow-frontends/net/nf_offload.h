@@ -34,9 +34,4 @@ int nf_off_tx(const struct virtio_net_hdr *h, uint8_t *frame, unsigned len,
 int nf_off_rx(uint16_t rxflags, const netif_extra_info_t *gso, const uint8_t *frame, unsigned len,
               struct virtio_net_hdr *h, const char **why);
 
-/* The ones'-complement checksum of frame[start..len) folded into the 16-bit
- * field at start + off (which holds the pseudo-header sum, as a partial
- * checksum leaves it). -1 if the offsets do not fit the frame. */
-int nf_csum_complete(uint8_t *frame, unsigned len, unsigned start, unsigned off);
-
 #endif

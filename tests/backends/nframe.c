@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "nframe.h"
 
+#include "inet_csum.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -27,26 +29,10 @@ static uint32_t get32(const uint8_t *p)
     return (uint32_t)get16(p) << 16 | get16(p + 2);
 }
 
-static uint32_t sum(uint32_t s, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i += 2)
-        s += get16(p + i);
-    if (n & 1)
-        s += (uint32_t)p[n - 1] << 8;
-    return s;
-}
-
-static uint16_t fold(uint32_t s)
-{
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint16_t)s;
-}
-
+/* The pseudo-header sum of an IPv4 packet's L4 segment. */
 static uint32_t pseudo(const uint8_t *ip, unsigned proto, size_t l4len)
 {
-    uint32_t s = sum(0, ip + 12, 8);
-    return s + proto + (uint32_t)l4len;
+    return inet_csum_pseudo4(ip + 12, ip + 16, proto, (uint32_t)l4len);
 }
 
 uint8_t nfr_stream_byte(uint64_t off)
@@ -88,7 +74,7 @@ static size_t ip_header(uint8_t *f, const struct nfr_end *src, const struct nfr_
     ip[9] = (uint8_t)proto;
     memcpy(ip + 12, src->ip, 4);
     memcpy(ip + 16, dst->ip, 4);
-    put16(ip + 10, (uint16_t)~fold(sum(0, ip, NFR_IP)));
+    put16(ip + 10, inet_csum_finish(inet_csum_add(0, ip, NFR_IP)));
     return NFR_ETH + NFR_IP;
 }
 
@@ -106,9 +92,9 @@ size_t nfr_udp(uint8_t *f, size_t cap, const struct nfr_end *src, const struct n
     nfr_payload(u + NFR_UDP, paylen, seq);
     uint32_t ps = pseudo(f + NFR_ETH, 17, l4);
     if (partial) {
-        put16(u + 6, fold(ps));
+        put16(u + 6, inet_csum_fold(ps));
     } else {
-        uint16_t c = (uint16_t)~fold(sum(ps, u, l4));
+        uint16_t c = inet_csum_finish(inet_csum_add(ps, u, l4));
         put16(u + 6, c ? c : 0xffff);
     }
     return n;
@@ -137,11 +123,11 @@ size_t nfr_udp6(uint8_t *f, size_t cap, const struct nfr_end *src, const struct 
     put16(u + 4, (unsigned)l4);
     put16(u + 6, 0);
     nfr_payload(u + NFR_UDP, paylen, seq);
-    uint32_t ps = sum(0, ip + 8, 32) + 17 + (uint32_t)l4;
+    uint32_t ps = inet_csum_pseudo6(ip + 8, ip + 24, 17, (uint32_t)l4);
     if (partial) {
-        put16(u + 6, fold(ps));
+        put16(u + 6, inet_csum_fold(ps));
     } else {
-        uint16_t c = (uint16_t)~fold(sum(ps, u, l4));
+        uint16_t c = inet_csum_finish(inet_csum_add(ps, u, l4));
         put16(u + 6, c ? c : 0xffff);
     }
     return n;
@@ -164,7 +150,7 @@ size_t nfr_tcp(uint8_t *f, size_t cap, const struct nfr_end *src, const struct n
     put16(t + 14, 65535);
     for (size_t i = 0; i < paylen; i++)
         t[NFR_TCP + i] = nfr_stream_byte(tcpseq + i);
-    put16(t + 16, fold(pseudo(f + NFR_ETH, 6, l4)));
+    put16(t + 16, inet_csum_fold(pseudo(f + NFR_ETH, 6, l4)));
     return n;
 }
 
@@ -182,12 +168,13 @@ static int parse6(const uint8_t *f, size_t len, struct nfr_info *in)
     in->proto = ip[6];
     const uint8_t *l = ip + NFR_IP6;
     if (ip[6] == 17 && l4 >= NFR_UDP) {
-        uint32_t ps = sum(0, ip + 8, 32) + 17 + (uint32_t)l4;
+        uint32_t ps = inet_csum_pseudo6(ip + 8, ip + 24, 17, (uint32_t)l4);
         in->sport = (uint16_t)get16(l);
         in->dport = (uint16_t)get16(l + 2);
         in->payload = l + NFR_UDP;
         in->paylen = l4 - NFR_UDP;
-        in->l4_csum_ok = fold(sum(ps, l, l4)) == 0xffff; /* 0 is not allowed over IPv6 */
+        in->l4_csum_ok =
+            inet_csum_fold(inet_csum_add(ps, l, l4)) == 0xffff; /* 0 is not allowed over IPv6 */
     } else {
         in->proto = 0;
     }
@@ -206,7 +193,7 @@ int nfr_parse(const uint8_t *f, size_t len, struct nfr_info *in)
     unsigned ihl = (ip[0] & 15u) * 4u, tot = get16(ip + 2);
     if ((ip[0] >> 4) != 4 || ihl < NFR_IP || tot < ihl || NFR_ETH + tot > len)
         return -1;
-    in->ip_ok = fold(sum(0, ip, ihl)) == 0xffff;
+    in->ip_ok = inet_csum_fold(inet_csum_add(0, ip, ihl)) == 0xffff;
     const uint8_t *l = ip + ihl;
     size_t l4 = tot - ihl;
     in->proto = ip[9];
@@ -216,7 +203,7 @@ int nfr_parse(const uint8_t *f, size_t len, struct nfr_info *in)
         in->dport = (uint16_t)get16(l + 2);
         in->payload = l + NFR_UDP;
         in->paylen = l4 - NFR_UDP;
-        in->l4_csum_ok = get16(l + 6) == 0 || fold(sum(ps, l, l4)) == 0xffff;
+        in->l4_csum_ok = get16(l + 6) == 0 || inet_csum_fold(inet_csum_add(ps, l, l4)) == 0xffff;
     } else if (ip[9] == 6 && l4 >= NFR_TCP && (l[12] >> 4) * 4u <= l4) {
         unsigned doff = (l[12] >> 4) * 4u;
         in->sport = (uint16_t)get16(l);
@@ -224,7 +211,7 @@ int nfr_parse(const uint8_t *f, size_t len, struct nfr_info *in)
         in->tcpseq = get32(l + 4);
         in->payload = l + doff;
         in->paylen = l4 - doff;
-        in->l4_csum_ok = fold(sum(ps, l, l4)) == 0xffff;
+        in->l4_csum_ok = inet_csum_fold(inet_csum_add(ps, l, l4)) == 0xffff;
     } else {
         in->proto = 0;
     }

@@ -1,6 +1,8 @@
 /* nframe.h - Ethernet/IPv4 UDP and TCP frames built and parsed by hand for
  * the network tests (the test frontend, the hostile frontend, the peer
- * program), with their own checksum code: nothing shared with netback.
+ * program). Checksums use common/inet_csum.h, as netback does; that code is
+ * itself checked against kernel-made frames (tests/unit/test-common-inet-csum.c),
+ * and the parsing here is this file's own.
  * Payloads carry a sequence number and a pattern derived from it, so a
  * receiver can check every byte.
  */

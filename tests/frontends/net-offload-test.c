@@ -1,10 +1,11 @@
 /* net-offload-test - unit tests of the netfront's offload conversions
- * (nf_offload.c): partial checksums completed in software match a checksum
- * computed the slow way; tx headers become netif flags and GSO extra-info
- * only where the backend takes them; rx flags and GSO extra-info become the
+ * (nf_offload.c, over common/net_l4.c and inet_csum.c): partial checksums
+ * completed in software match a checksum computed the slow way; tx headers become netif flags and
+ * GSO extra-info only where the backend takes them; rx flags and GSO extra-info become the
  * virtio_net_hdr the TAP needs, and what does not match the packet is
  * refused. Pure C, no Xen. */
 #define _GNU_SOURCE
+#include "inet_csum.h"
 #include "nf_offload.h"
 
 #include <linux/if_tun.h>
@@ -79,13 +80,13 @@ static void test_csum(void)
         unsigned len = tcp4(f, payload);
         uint16_t want = slow_csum(f, len);
         pseudo(f, len);
-        CHECK(nf_csum_complete(f, len, 34, 16) == 0);
+        CHECK(inet_csum_complete(f, len, 34, 16) == 0);
         uint16_t got = (uint16_t)(f[50] << 8 | f[51]);
         CHECK(got == want || (want == 0 && got == 0xffff));
     }
-    CHECK(nf_csum_complete(f, 60, 59, 0) < 0);
-    CHECK(nf_csum_complete(f, 60, 50, 9) < 0);
-    CHECK(nf_csum_complete(f, 60, 61, 0) < 0);
+    CHECK(inet_csum_complete(f, 60, 59, 0) < 0);
+    CHECK(inet_csum_complete(f, 60, 50, 9) < 0);
+    CHECK(inet_csum_complete(f, 60, 61, 0) < 0);
 }
 
 static void test_tx(void)

@@ -1,8 +1,8 @@
-/* nb_vnet_test - L4 header location, software checksums, and the netif
- * offload flags <-> virtio_net_hdr conversions (nb_pkt.c, nb_vnet.c). */
+/* nb_vnet_test - the netif offload flags <-> virtio_net_hdr conversions
+ * (nb_vnet.c). L4 header location and checksums have their own tests
+ * (tests/unit/test-common-net-l4.c, test-common-inet-csum.c). */
 #define _GNU_SOURCE
 #include "check.h"
-#include "nb_pkt.h"
 #include "nb_vnet.h"
 
 #include <linux/if_tun.h>
@@ -36,75 +36,6 @@ static size_t v4(bool vlan, unsigned ihl, unsigned proto, size_t paylen)
     for (size_t i = 0; i < paylen; i++)
         F[l4 + (proto == 6 ? 20 : 8) + i] = (uint8_t)(i * 7 + 1);
     return l4 + l4len;
-}
-
-/* A reference checksum: the RFC 1071 sum over [start, len), folded, complemented. */
-static uint16_t ref_csum(const uint8_t *p, size_t start, size_t len, uint32_t seed)
-{
-    uint32_t s = seed;
-    for (size_t i = start; i < len; i += 2)
-        s += (uint32_t)p[i] << 8 | (i + 1 < len ? p[i + 1] : 0);
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint16_t)~s;
-}
-
-static void test_l4(void)
-{
-    struct nb_l4 l;
-    const char *why = NULL;
-    size_t n = v4(false, 5, 17, 100);
-    CHECK_EQ(nb_pkt_l4(F, n, &l, &why), 0);
-    CHECK_EQ(l.ipver, 4);
-    CHECK_EQ(l.l4_off, 34);
-    CHECK_EQ(l.csum_off, 6);
-    n = v4(true, 6, 6, 100); /* VLAN, IP options */
-    CHECK_EQ(nb_pkt_l4(F, n, &l, &why), 0);
-    CHECK_EQ(l.l4_off, 14 + 4 + 24);
-    CHECK_EQ(l.l4_hlen, 20);
-    CHECK_EQ(l.csum_off, 16);
-    CHECK_EQ(nb_pkt_l4(F, 14 + 4 + 24 + 19, &l, &why), -1); /* truncated TCP */
-    n = v4(false, 4, 17, 10);                               /* ihl below 5 */
-    CHECK_EQ(nb_pkt_l4(F, n, &l, &why), -1);
-    n = v4(false, 15, 17, 10); /* ihl past the frame */
-    CHECK_EQ(nb_pkt_l4(F, 14 + 30, &l, &why), -1);
-    n = v4(false, 5, 17, 10);
-    F[14 + 6] = 0x20; /* more fragments */
-    CHECK_EQ(nb_pkt_l4(F, n, &l, &why), -1);
-    n = v4(false, 5, 1, 10); /* ICMP */
-    CHECK_EQ(nb_pkt_l4(F, n, &l, &why), -1);
-    n = v4(false, 5, 6, 10);
-    F[34 + 12] = 4 << 4; /* TCP data offset 4 */
-    CHECK_EQ(nb_pkt_l4(F, n, &l, &why), -1);
-    F[12] = 0x08, F[13] = 0x06; /* ARP */
-    CHECK_EQ(nb_pkt_l4(F, n, &l, &why), -1);
-    CHECK_EQ(nb_pkt_l4(F, 13, &l, &why), -1);
-    /* IPv6, hop-by-hop header, then TCP */
-    memset(F, 0, sizeof(F));
-    F[12] = 0x86, F[13] = 0xdd, F[14] = 0x60, F[14 + 6] = 0;
-    F[54] = 6, F[55] = 0; /* next TCP, 8 bytes */
-    F[62 + 12] = 5 << 4;
-    CHECK_EQ(nb_pkt_l4(F, 62 + 20, &l, &why), 0);
-    CHECK_EQ(l.ipver, 6);
-    CHECK_EQ(l.l4_off, 62);
-    F[55] = 200; /* extension header past the frame */
-    CHECK_EQ(nb_pkt_l4(F, 62 + 20, &l, &why), -1);
-    F[55] = 0, F[54] = 44; /* a fragment header */
-    CHECK_EQ(nb_pkt_l4(F, 62 + 20, &l, &why), -1);
-}
-
-static void test_csum(void)
-{
-    size_t n = v4(false, 5, 17, 101);   /* odd length */
-    F[34 + 6] = 0x12, F[34 + 7] = 0x34; /* a "pseudo-header sum" */
-    uint16_t want = ref_csum(F, 34, n, 0);
-    if (want == 0)
-        want = 0xffff;
-    CHECK_EQ(nb_csum_complete(F, n, 34, 6), 0);
-    CHECK_EQ((unsigned)(F[40] << 8 | F[41]), want);
-    CHECK_EQ(nb_csum_complete(F, n, (unsigned)n - 1, 0), -1); /* field past the end */
-    CHECK_EQ(nb_csum_complete(F, n, (unsigned)n + 1, 0), -1);
-    CHECK_EQ(nb_csum_complete(F, n, 34, 0xfffff), -1);
 }
 
 static void test_from_tx(void)
@@ -192,8 +123,6 @@ static void test_to_rx(void)
 
 int main(void)
 {
-    test_l4();
-    test_csum();
     test_from_tx();
     test_to_rx();
     return check_done("nb_vnet_test");
