@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "nfront.h"
 
+#include "pv-keys.h"
+#include "xs_txn.h"
 #include "nframe.h"
 
 #include <errno.h>
@@ -251,8 +253,10 @@ static int write_queue_keys(struct nf *t, xs_transaction_t x, const char *dir, s
     return r;
 }
 
-static int write_keys(struct nf *t)
+/* One try of write_keys, in transaction x (xsu_txn reruns it on a conflict). */
+static int write_keys_txn(struct xs_handle *xs, xs_transaction_t x, void *arg)
 {
+    struct nf *t = arg;
     static const char *const stale[] = {"tx-ring-ref",       "rx-ring-ref",
                                         "event-channel",     "event-channel-tx",
                                         "event-channel-rx",  "multi-queue-num-queues",
@@ -260,47 +264,42 @@ static int write_keys(struct nf *t)
                                         "queue-2",           "queue-3",
                                         "queue-4",           "request-rx-copy",
                                         "feature-rx-notify", "request-multicast-control"};
-    for (int tries = 0; tries < 20; tries++) {
-        xs_transaction_t x = xs_transaction_start(t->xs);
-        if (x == XBT_NULL)
-            return nferr(t, "xs_transaction_start: %s", strerror(errno));
-        for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
-            char p[512];
-            snprintf(p, sizeof(p), "%s/%s", t->fe, stale[i]);
-            xs_rm(t->xs, x, p);
-        }
-        int r = 0;
-        if (t->nq == 1) {
-            r |= write_queue_keys(t, x, t->fe, &t->q[0]);
-        } else {
-            r |= wr(t, x, t->fe, "multi-queue-num-queues", "%u", t->nq);
-            for (unsigned i = 0; i < t->nq; i++) {
-                char dir[300];
-                snprintf(dir, sizeof(dir), "%s/queue-%u", t->fe, i);
-                r |= write_queue_keys(t, x, dir, &t->q[i]);
-            }
-        }
-        if (!t->o.no_rx_copy)
-            r |= wr(t, x, t->fe, "request-rx-copy", "1");
-        if (!t->o.no_rx_notify)
-            r |= wr(t, x, t->fe, "feature-rx-notify", "1");
-        r |= wr(t, x, t->fe, "feature-sg", "%d", t->o.sg);
-        r |= wr(t, x, t->fe, "feature-gso-tcpv4", "%d", t->o.gso4);
-        r |= wr(t, x, t->fe, "feature-gso-tcpv6", "%d", t->o.gso6);
-        r |= wr(t, x, t->fe, "feature-ipv6-csum-offload", "%d", t->o.csum6);
-        r |= wr(t, x, t->fe, "feature-no-csum-offload", "%d", t->o.no_csum);
-        if (t->o.mcast_ctrl)
-            r |= wr(t, x, t->fe, "request-multicast-control", "1");
-        if (r) {
-            xs_transaction_end(t->xs, x, true);
-            return nferr(t, "writing %s: %s", t->fe, strerror(errno));
-        }
-        if (xs_transaction_end(t->xs, x, false))
-            return 0;
-        if (errno != EAGAIN)
-            return nferr(t, "committing %s: %s", t->fe, strerror(errno));
+    for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
+        char p[512];
+        snprintf(p, sizeof(p), "%s/%s", t->fe, stale[i]);
+        xs_rm(xs, x, p);
     }
-    return nferr(t, "committing %s: too many conflicts", t->fe);
+    int r = 0;
+    if (t->nq == 1) {
+        r |= write_queue_keys(t, x, t->fe, &t->q[0]);
+    } else {
+        r |= wr(t, x, t->fe, "multi-queue-num-queues", "%u", t->nq);
+        for (unsigned i = 0; i < t->nq; i++) {
+            char dir[300];
+            snprintf(dir, sizeof(dir), "%s/queue-%u", t->fe, i);
+            r |= write_queue_keys(t, x, dir, &t->q[i]);
+        }
+    }
+    if (!t->o.no_rx_copy)
+        r |= wr(t, x, t->fe, "request-rx-copy", "1");
+    if (!t->o.no_rx_notify)
+        r |= wr(t, x, t->fe, "feature-rx-notify", "1");
+    r |= wr(t, x, t->fe, "feature-sg", "%d", t->o.sg);
+    r |= wr(t, x, t->fe, "feature-gso-tcpv4", "%d", t->o.gso4);
+    r |= wr(t, x, t->fe, "feature-gso-tcpv6", "%d", t->o.gso6);
+    r |= wr(t, x, t->fe, "feature-ipv6-csum-offload", "%d", t->o.csum6);
+    r |= wr(t, x, t->fe, "feature-no-csum-offload", "%d", t->o.no_csum);
+    if (t->o.mcast_ctrl)
+        r |= wr(t, x, t->fe, "request-multicast-control", "1");
+    return r ? -1 : 0;
+}
+
+static int write_keys(struct nf *t)
+{
+    const char *call;
+    if (xsu_txn(t->xs, write_keys_txn, t, &call) < 0)
+        return nferr(t, "%s %s: %s", call ? call : "writing", t->fe, strerror(errno));
+    return 0;
 }
 
 int nf_connect(struct nf *t, const struct nf_opts *o)

@@ -10,7 +10,7 @@
 #ifndef NFRONT_H
 #define NFRONT_H
 
-#include "be_ring_defs.h"
+#include "xen_barriers.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "tfront.h"
 
+#include "pv-keys.h"
+#include "xs_txn.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -243,49 +246,47 @@ static int write_queue_keys(struct tf *t, xs_transaction_t x, const char *dir, s
     return wr(t, x, dir, "event-channel", "%u", q->port);
 }
 
+/* One try of write_keys, in transaction x (xsu_txn reruns it on a conflict). */
+static int write_keys_txn(struct xs_handle *xs, xs_transaction_t x, void *arg)
+{
+    struct tf *t = arg;
+    (void)xs;
+    static const char *const stale[] = {
+        "ring-ref", "ring-page-order", "event-channel", "multi-queue-num-queues",
+        "protocol", "queue-0",         "queue-1",       "queue-2",
+        "queue-3"};
+    for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++)
+        rm_key(t, x, stale[i]);
+    for (unsigned i = 0; i < (1u << TF_MAX_ORDER); i++) {
+        char k[32];
+        snprintf(k, sizeof(k), "ring-ref%u", i);
+        rm_key(t, x, k);
+    }
+    int r = 0;
+    if (t->o.order > 0 || t->o.write_order)
+        r |= wr(t, x, t->fe, "ring-page-order", "%u", t->o.order);
+    if (t->nq == 1) {
+        r |= write_queue_keys(t, x, t->fe, &t->q[0]);
+    } else {
+        r |= wr(t, x, t->fe, "multi-queue-num-queues", "%u", t->nq);
+        for (unsigned i = 0; i < t->nq; i++) {
+            char dir[300];
+            snprintf(dir, sizeof(dir), "%s/queue-%u", t->fe, i);
+            r |= write_queue_keys(t, x, dir, &t->q[i]);
+        }
+    }
+    if (t->o.protocol)
+        r |= wr(t, x, t->fe, "protocol", "%s", t->o.protocol);
+    r |= wr(t, x, t->fe, "feature-persistent", "%u", t->o.persistent ? 1u : 0u);
+    return r ? -1 : 0;
+}
+
 static int write_keys(struct tf *t)
 {
-    for (int tries = 0; tries < 20; tries++) {
-        xs_transaction_t x = xs_transaction_start(t->xs);
-        if (x == XBT_NULL)
-            return tferr(t, "xs_transaction_start: %s", strerror(errno));
-        static const char *const stale[] = {
-            "ring-ref", "ring-page-order", "event-channel", "multi-queue-num-queues",
-            "protocol", "queue-0",         "queue-1",       "queue-2",
-            "queue-3"};
-        for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++)
-            rm_key(t, x, stale[i]);
-        for (unsigned i = 0; i < (1u << TF_MAX_ORDER); i++) {
-            char k[32];
-            snprintf(k, sizeof(k), "ring-ref%u", i);
-            rm_key(t, x, k);
-        }
-        int r = 0;
-        if (t->o.order > 0 || t->o.write_order)
-            r |= wr(t, x, t->fe, "ring-page-order", "%u", t->o.order);
-        if (t->nq == 1) {
-            r |= write_queue_keys(t, x, t->fe, &t->q[0]);
-        } else {
-            r |= wr(t, x, t->fe, "multi-queue-num-queues", "%u", t->nq);
-            for (unsigned i = 0; i < t->nq; i++) {
-                char dir[300];
-                snprintf(dir, sizeof(dir), "%s/queue-%u", t->fe, i);
-                r |= write_queue_keys(t, x, dir, &t->q[i]);
-            }
-        }
-        if (t->o.protocol)
-            r |= wr(t, x, t->fe, "protocol", "%s", t->o.protocol);
-        r |= wr(t, x, t->fe, "feature-persistent", "%u", t->o.persistent ? 1u : 0u);
-        if (r) {
-            xs_transaction_end(t->xs, x, true);
-            return tferr(t, "writing %s: %s", t->fe, strerror(errno));
-        }
-        if (xs_transaction_end(t->xs, x, false))
-            return 0;
-        if (errno != EAGAIN)
-            return tferr(t, "committing %s: %s", t->fe, strerror(errno));
-    }
-    return tferr(t, "committing %s: too many conflicts", t->fe);
+    const char *call;
+    if (xsu_txn(t->xs, write_keys_txn, t, &call) < 0)
+        return tferr(t, "%s %s: %s", call ? call : "writing", t->fe, strerror(errno));
+    return 0;
 }
 
 int tf_connect(struct tf *t, const struct tf_opts *o)

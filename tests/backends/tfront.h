@@ -7,7 +7,7 @@
 #ifndef TFRONT_H
 #define TFRONT_H
 
-#include "be_ring_defs.h"
+#include "xen_barriers.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -5,6 +5,8 @@
  *   xsdev DIR PERMS KEY=VALUE...     PERMS like n5,r7 (owner 5, read for 7)
  */
 #define _GNU_SOURCE
+#include "xs_txn.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,47 +33,52 @@ static int parse_perms(char *s, struct xs_permissions *p, unsigned max, unsigned
     return *n ? 0 : -1;
 }
 
-int main(int argc, char **argv)
-{
+struct dev {
+    const char *dir;
     struct xs_permissions perms[8];
     unsigned np;
-    if (argc < 3 || parse_perms(argv[2], perms, 8, &np) < 0) {
+    char **kv; /* KEY=VALUE, nkv of them */
+    int nkv;
+};
+
+/* The dir, its permissions and its keys, in transaction t. */
+static int write_dev(struct xs_handle *xs, xs_transaction_t t, void *arg)
+{
+    struct dev *d = arg;
+    if (!xs_mkdir(xs, t, d->dir) || !xs_set_permissions(xs, t, d->dir, d->perms, d->np))
+        return -1;
+    for (int i = 0; i < d->nkv; i++) {
+        char *eq = strchr(d->kv[i], '='), path[1024];
+        snprintf(path, sizeof(path), "%s/%.*s", d->dir, (int)(eq - d->kv[i]), d->kv[i]);
+        if (!xs_write(xs, t, path, eq + 1, (unsigned)strlen(eq + 1)))
+            return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct dev d = {.dir = argv[1], .kv = argv + 3, .nkv = argc - 3};
+    if (argc < 3 || parse_perms(argv[2], d.perms, 8, &d.np) < 0) {
         fprintf(stderr, "usage: xsdev DIR PERMS KEY=VALUE...\n");
         return 2;
+    }
+    for (int i = 0; i < d.nkv; i++) {
+        char *eq = strchr(d.kv[i], '=');
+        if (!eq || strlen(d.dir) + 1 + (size_t)(eq - d.kv[i]) >= 1024) {
+            fprintf(stderr, "xsdev: bad KEY=VALUE '%s'\n", d.kv[i]);
+            return 2;
+        }
     }
     struct xs_handle *xs = xs_open(0);
     if (!xs) {
         fprintf(stderr, "xsdev: xs_open: %s\n", strerror(errno));
         return 1;
     }
-    for (int tries = 0; tries < 16; tries++) {
-        xs_transaction_t t = xs_transaction_start(xs);
-        bool ok = t != XBT_NULL && xs_mkdir(xs, t, argv[1]) &&
-                  xs_set_permissions(xs, t, argv[1], perms, np);
-        for (int i = 3; ok && i < argc; i++) {
-            char *eq = strchr(argv[i], '='), path[1024];
-            if (!eq || snprintf(path, sizeof(path), "%s/%.*s", argv[1], (int)(eq - argv[i]),
-                                argv[i]) >= (int)sizeof(path)) {
-                fprintf(stderr, "xsdev: bad KEY=VALUE '%s'\n", argv[i]);
-                return 2;
-            }
-            ok = xs_write(xs, t, path, eq + 1, (unsigned)strlen(eq + 1));
-        }
-        if (!ok) {
-            fprintf(stderr, "xsdev: %s: %s\n", argv[1], strerror(errno));
-            if (t != XBT_NULL)
-                xs_transaction_end(xs, t, true);
-            xs_close(xs);
-            return 1;
-        }
-        if (xs_transaction_end(xs, t, false)) {
-            xs_close(xs);
-            return 0;
-        }
-        if (errno != EAGAIN)
-            break;
-    }
-    fprintf(stderr, "xsdev: %s: commit: %s\n", argv[1], strerror(errno));
+    const char *call;
+    int r = xsu_txn(xs, write_dev, &d, &call);
+    if (r < 0)
+        fprintf(stderr, "xsdev: %s %s: %s\n", call ? call : "writing", d.dir, strerror(errno));
     xs_close(xs);
-    return 1;
+    return r < 0 ? 1 : 0;
 }

@@ -14,9 +14,7 @@
  * the end. Every wait is bounded by the deadline.
  */
 #define _GNU_SOURCE
-#define mb()  __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#include "xen_barriers.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -8,6 +8,7 @@
 #ifndef TB_H
 #define TB_H
 
+#include "xen_barriers.h" /* before blk_xen.h: the ring barriers for both ends */
 #include "blk_xen.h"
 
 #include <stdbool.h>
