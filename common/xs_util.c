@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "xs_util.h"
 
+#include "pv-keys.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +102,7 @@ int xsu_printf(struct xs_handle *xs, xs_transaction_t t, const char *dir, const 
 int xsu_read_state(struct xs_handle *xs, const char *dir)
 {
     uint64_t v;
-    if (xsu_read_u64(xs, XBT_NULL, dir, "state", 7, &v) < 0)
+    if (xsu_read_u64(xs, XBT_NULL, dir, PVK_STATE, 7, &v) < 0)
         return -1;
     return (int)v;
 }
@@ -109,7 +111,7 @@ int xsu_write_state(struct xs_handle *xs, const char *dir, int state)
 {
     if (xsu_read_state(xs, dir) == state)
         return 0;
-    return xsu_printf(xs, XBT_NULL, dir, "state", "%d", state);
+    return xsu_printf(xs, XBT_NULL, dir, PVK_STATE, "%d", state);
 }
 
 const char *xsu_state_name(int state)

@@ -90,7 +90,7 @@ struct nf *nf_open(const char *fe)
         nf_free(t);
         return NULL;
     }
-    char *mac = rd(t, fe, "mac");
+    char *mac = rd(t, fe, PVK_NET_MAC);
     if (!mac || nfr_parse_mac(mac, t->mac) < 0)
         fprintf(stderr, "nfront: %s/mac missing or malformed\n", fe);
     free(mac);
@@ -143,7 +143,7 @@ void nf_free(struct nf *t)
 
 int nf_write_state(struct nf *t, int state)
 {
-    return wr(t, XBT_NULL, t->fe, "state", "%d", state);
+    return wr(t, XBT_NULL, t->fe, PVK_STATE, "%d", state);
 }
 
 int nf_wait_state(struct nf *t, const char *dir, unsigned mask, unsigned timeout_ms)
@@ -151,7 +151,7 @@ int nf_wait_state(struct nf *t, const char *dir, unsigned mask, unsigned timeout
     uint64_t end = nf_now_ms() + timeout_ms;
     int last = -1;
     for (;;) {
-        unsigned v = rd_flag(t, dir, "state", 99);
+        unsigned v = rd_flag(t, dir, PVK_STATE, 99);
         if (v < 32) {
             last = (int)v;
             if (mask & (1u << v))
@@ -169,24 +169,24 @@ int nf_wait_state(struct nf *t, const char *dir, unsigned mask, unsigned timeout
 
 static int read_backend(struct nf *t)
 {
-    char *be = rd(t, t->fe, "backend");
+    char *be = rd(t, t->fe, PVK_BACKEND);
     if (!be)
         return nferr(t, "%s: no backend", t->fe);
     snprintf(t->be, sizeof(t->be), "%s", be);
     free(be);
-    t->be_domid = rd_flag(t, t->fe, "backend-id", 0);
+    t->be_domid = rd_flag(t, t->fe, PVK_BACKEND_ID, 0);
     return 0;
 }
 
 static void read_features(struct nf *t)
 {
-    t->max_queues = rd_flag(t, t->be, "multi-queue-max-queues", 1);
-    t->be_sg = rd_flag(t, t->be, "feature-sg", 0);
-    t->be_gso4 = rd_flag(t, t->be, "feature-gso-tcpv4", 0);
-    t->be_gso6 = rd_flag(t, t->be, "feature-gso-tcpv6", 0);
-    t->be_mcast = rd_flag(t, t->be, "feature-multicast-control", 0);
-    t->be_split = rd_flag(t, t->be, "feature-split-event-channels", 0);
-    t->be_csum6 = rd_flag(t, t->be, "feature-ipv6-csum-offload", 0);
+    t->max_queues = rd_flag(t, t->be, PVK_MQ_MAX_QUEUES, 1);
+    t->be_sg = rd_flag(t, t->be, PVK_NET_FEATURE_SG, 0);
+    t->be_gso4 = rd_flag(t, t->be, PVK_NET_FEATURE_GSO_TCPV4, 0);
+    t->be_gso6 = rd_flag(t, t->be, PVK_NET_FEATURE_GSO_TCPV6, 0);
+    t->be_mcast = rd_flag(t, t->be, PVK_NET_FEATURE_MCAST_CONTROL, 0);
+    t->be_split = rd_flag(t, t->be, PVK_NET_FEATURE_SPLIT_EVTCHN, 0);
+    t->be_csum6 = rd_flag(t, t->be, PVK_NET_FEATURE_IPV6_CSUM, 0);
 }
 
 static void post_rx(struct nf *t, struct nf_queue *q, uint16_t id)
@@ -242,13 +242,13 @@ static int setup_queue(struct nf *t, struct nf_queue *q)
 static int write_queue_keys(struct nf *t, xs_transaction_t x, const char *dir, struct nf_queue *q)
 {
     uint32_t tref = t->o.bogus_ring_ref ? q->tx_ref ^ 0x5a5a00u : q->tx_ref;
-    int r = wr(t, x, dir, "tx-ring-ref", "%u", tref);
-    r |= wr(t, x, dir, "rx-ring-ref", "%u", q->rx_ref);
+    int r = wr(t, x, dir, PVK_NET_TX_RING_REF, "%u", tref);
+    r |= wr(t, x, dir, PVK_NET_RX_RING_REF, "%u", q->rx_ref);
     if (t->o.split) {
-        r |= wr(t, x, dir, "event-channel-tx", "%u", q->port_tx);
-        r |= wr(t, x, dir, "event-channel-rx", "%u", q->port_rx);
+        r |= wr(t, x, dir, PVK_NET_EVENT_CHANNEL_TX, "%u", q->port_tx);
+        r |= wr(t, x, dir, PVK_NET_EVENT_CHANNEL_RX, "%u", q->port_rx);
     } else {
-        r |= wr(t, x, dir, "event-channel", "%u", q->port_tx);
+        r |= wr(t, x, dir, PVK_EVENT_CHANNEL, "%u", q->port_tx);
     }
     return r;
 }
@@ -257,13 +257,20 @@ static int write_queue_keys(struct nf *t, xs_transaction_t x, const char *dir, s
 static int write_keys_txn(struct xs_handle *xs, xs_transaction_t x, void *arg)
 {
     struct nf *t = arg;
-    static const char *const stale[] = {"tx-ring-ref",       "rx-ring-ref",
-                                        "event-channel",     "event-channel-tx",
-                                        "event-channel-rx",  "multi-queue-num-queues",
-                                        "queue-0",           "queue-1",
-                                        "queue-2",           "queue-3",
-                                        "queue-4",           "request-rx-copy",
-                                        "feature-rx-notify", "request-multicast-control"};
+    static const char *const stale[] = {PVK_NET_TX_RING_REF,
+                                        PVK_NET_RX_RING_REF,
+                                        PVK_EVENT_CHANNEL,
+                                        PVK_NET_EVENT_CHANNEL_TX,
+                                        PVK_NET_EVENT_CHANNEL_RX,
+                                        PVK_MQ_NUM_QUEUES,
+                                        "queue-0",
+                                        "queue-1",
+                                        "queue-2",
+                                        "queue-3",
+                                        "queue-4",
+                                        PVK_NET_REQUEST_RX_COPY,
+                                        PVK_NET_FEATURE_RX_NOTIFY,
+                                        PVK_NET_REQUEST_MCAST_CONTROL};
     for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
         char p[512];
         snprintf(p, sizeof(p), "%s/%s", t->fe, stale[i]);
@@ -273,24 +280,24 @@ static int write_keys_txn(struct xs_handle *xs, xs_transaction_t x, void *arg)
     if (t->nq == 1) {
         r |= write_queue_keys(t, x, t->fe, &t->q[0]);
     } else {
-        r |= wr(t, x, t->fe, "multi-queue-num-queues", "%u", t->nq);
+        r |= wr(t, x, t->fe, PVK_MQ_NUM_QUEUES, "%u", t->nq);
         for (unsigned i = 0; i < t->nq; i++) {
             char dir[300];
-            snprintf(dir, sizeof(dir), "%s/queue-%u", t->fe, i);
+            snprintf(dir, sizeof(dir), "%s/" PVK_QUEUE_FMT, t->fe, i);
             r |= write_queue_keys(t, x, dir, &t->q[i]);
         }
     }
     if (!t->o.no_rx_copy)
-        r |= wr(t, x, t->fe, "request-rx-copy", "1");
+        r |= wr(t, x, t->fe, PVK_NET_REQUEST_RX_COPY, "1");
     if (!t->o.no_rx_notify)
-        r |= wr(t, x, t->fe, "feature-rx-notify", "1");
-    r |= wr(t, x, t->fe, "feature-sg", "%d", t->o.sg);
-    r |= wr(t, x, t->fe, "feature-gso-tcpv4", "%d", t->o.gso4);
-    r |= wr(t, x, t->fe, "feature-gso-tcpv6", "%d", t->o.gso6);
-    r |= wr(t, x, t->fe, "feature-ipv6-csum-offload", "%d", t->o.csum6);
-    r |= wr(t, x, t->fe, "feature-no-csum-offload", "%d", t->o.no_csum);
+        r |= wr(t, x, t->fe, PVK_NET_FEATURE_RX_NOTIFY, "1");
+    r |= wr(t, x, t->fe, PVK_NET_FEATURE_SG, "%d", t->o.sg);
+    r |= wr(t, x, t->fe, PVK_NET_FEATURE_GSO_TCPV4, "%d", t->o.gso4);
+    r |= wr(t, x, t->fe, PVK_NET_FEATURE_GSO_TCPV6, "%d", t->o.gso6);
+    r |= wr(t, x, t->fe, PVK_NET_FEATURE_IPV6_CSUM, "%d", t->o.csum6);
+    r |= wr(t, x, t->fe, PVK_NET_FEATURE_NO_CSUM_OFFLOAD, "%d", t->o.no_csum);
     if (t->o.mcast_ctrl)
-        r |= wr(t, x, t->fe, "request-multicast-control", "1");
+        r |= wr(t, x, t->fe, PVK_NET_REQUEST_MCAST_CONTROL, "1");
     return r ? -1 : 0;
 }
 
@@ -327,7 +334,7 @@ int nf_connect(struct nf *t, const struct nf_opts *o)
         t, t->be, 1u << XenbusStateConnected | 1u << XenbusStateClosing | 1u << XenbusStateClosed,
         t->o.timeout_ms);
     if (st != XenbusStateConnected) {
-        char *e = rd(t, t->be, "error");
+        char *e = rd(t, t->be, PVK_ERROR);
         nferr(t, "backend went to state %d, not Connected (error: %s)", st, e ? e : "none");
         free(e);
         return -1;

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "nbad.h"
+#include "pv-keys.h"
 #include "nframe.h"
 #include "nfront.h"
 
@@ -249,12 +250,12 @@ static void garbage_index(unsigned qi)
 
 static void junk_keys(void)
 {
-    static const char *const keys[] = {"request-multicast-control",
-                                       "feature-sg",
-                                       "multi-queue-num-queues",
-                                       "event-channel",
-                                       "tx-ring-ref",
-                                       "feature-gso-tcpv4"};
+    static const char *const keys[] = {PVK_NET_REQUEST_MCAST_CONTROL,
+                                       PVK_NET_FEATURE_SG,
+                                       PVK_MQ_NUM_QUEUES,
+                                       PVK_EVENT_CHANNEL,
+                                       PVK_NET_TX_RING_REF,
+                                       PVK_NET_FEATURE_GSO_TCPV4};
     static const char *const vals[] = {"1", "0", "2", "-1", "99999999999999999999", "", "x", "1 "};
     char p[512];
     snprintf(p, sizeof(p), "%s/%s", T->fe, keys[below(sizeof(keys) / sizeof(keys[0]))]);

@@ -102,9 +102,9 @@ struct tf *tf_open(const char *fe)
 
 static int read_backend(struct tf *t)
 {
-    char *be = rd(t, t->fe, "backend");
+    char *be = rd(t, t->fe, PVK_BACKEND);
     uint64_t id;
-    if (!be || rd_u64(t, t->fe, "backend-id", 0, &id) < 0) {
+    if (!be || rd_u64(t, t->fe, PVK_BACKEND_ID, 0, &id) < 0) {
         free(be);
         return tferr(t, "%s: no backend/backend-id", t->fe);
     }
@@ -116,7 +116,7 @@ static int read_backend(struct tf *t)
 
 int tf_write_state(struct tf *t, int state)
 {
-    return wr(t, XBT_NULL, t->fe, "state", "%d", state);
+    return wr(t, XBT_NULL, t->fe, PVK_STATE, "%d", state);
 }
 
 int tf_wait_state(struct tf *t, const char *dir, unsigned mask, unsigned timeout_ms)
@@ -125,7 +125,7 @@ int tf_wait_state(struct tf *t, const char *dir, unsigned mask, unsigned timeout
     int last = -1;
     for (;;) {
         uint64_t v;
-        if (rd_u64(t, dir, "state", 0, &v) == 0 && v < 32) {
+        if (rd_u64(t, dir, PVK_STATE, 0, &v) == 0 && v < 32) {
             last = (int)v;
             if (mask & (1u << v))
                 return (int)v;
@@ -185,21 +185,21 @@ static void *share(struct tf *t, unsigned count, uint32_t *refs)
 static int read_features(struct tf *t)
 {
     uint64_t v;
-    if (rd_u64(t, t->be, "sectors", 0, &t->sectors) < 0 || !t->sectors)
+    if (rd_u64(t, t->be, PVK_BLK_SECTORS, 0, &t->sectors) < 0 || !t->sectors)
         return tferr(t, "%s/sectors missing or malformed", t->be);
-    rd_u64(t, t->be, "feature-max-indirect-segments", 0, &v);
+    rd_u64(t, t->be, PVK_BLK_FEATURE_MAX_INDIRECT, 0, &v);
     t->max_indirect = (unsigned)v;
-    rd_u64(t, t->be, "max-ring-page-order", 0, &v);
+    rd_u64(t, t->be, PVK_BLK_MAX_RING_PAGE_ORDER, 0, &v);
     t->max_order = (unsigned)v;
-    rd_u64(t, t->be, "multi-queue-max-queues", 1, &v);
+    rd_u64(t, t->be, PVK_MQ_MAX_QUEUES, 1, &v);
     t->max_queues = (unsigned)v;
-    rd_u64(t, t->be, "feature-persistent", 0, &v);
+    rd_u64(t, t->be, PVK_BLK_FEATURE_PERSISTENT, 0, &v);
     t->be_persistent = v;
-    rd_u64(t, t->be, "feature-flush-cache", 0, &v);
+    rd_u64(t, t->be, PVK_BLK_FEATURE_FLUSH, 0, &v);
     t->be_flush = v;
-    rd_u64(t, t->be, "feature-barrier", 0, &v);
+    rd_u64(t, t->be, PVK_BLK_FEATURE_BARRIER, 0, &v);
     t->be_barrier = v;
-    rd_u64(t, t->be, "feature-discard", 0, &v);
+    rd_u64(t, t->be, PVK_BLK_FEATURE_DISCARD, 0, &v);
     t->be_discard = v;
     return 0;
 }
@@ -233,17 +233,17 @@ static int write_queue_keys(struct tf *t, xs_transaction_t x, const char *dir, s
     unsigned pages = 1u << t->o.order;
     if (t->o.order == 0 && !t->o.write_order) {
         uint32_t ref = t->o.bogus_ring_ref ? q->ring_refs[0] ^ 0x5a5a00u : q->ring_refs[0];
-        if (wr(t, x, dir, "ring-ref", "%u", ref) < 0)
+        if (wr(t, x, dir, PVK_RING_REF, "%u", ref) < 0)
             return -1;
     } else {
         for (unsigned i = 0; i < pages; i++) {
             char k[32];
-            snprintf(k, sizeof(k), "ring-ref%u", i);
+            snprintf(k, sizeof(k), PVK_BLK_RING_REF_FMT, i);
             if (wr(t, x, dir, k, "%u", q->ring_refs[i]) < 0)
                 return -1;
         }
     }
-    return wr(t, x, dir, "event-channel", "%u", q->port);
+    return wr(t, x, dir, PVK_EVENT_CHANNEL, "%u", q->port);
 }
 
 /* One try of write_keys, in transaction x (xsu_txn reruns it on a conflict). */
@@ -251,33 +251,34 @@ static int write_keys_txn(struct xs_handle *xs, xs_transaction_t x, void *arg)
 {
     struct tf *t = arg;
     (void)xs;
-    static const char *const stale[] = {
-        "ring-ref", "ring-page-order", "event-channel", "multi-queue-num-queues",
-        "protocol", "queue-0",         "queue-1",       "queue-2",
-        "queue-3"};
+    static const char *const stale[] = {PVK_RING_REF,      PVK_BLK_RING_PAGE_ORDER,
+                                        PVK_EVENT_CHANNEL, PVK_MQ_NUM_QUEUES,
+                                        PVK_PROTOCOL,      "queue-0",
+                                        "queue-1",         "queue-2",
+                                        "queue-3"};
     for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++)
         rm_key(t, x, stale[i]);
     for (unsigned i = 0; i < (1u << TF_MAX_ORDER); i++) {
         char k[32];
-        snprintf(k, sizeof(k), "ring-ref%u", i);
+        snprintf(k, sizeof(k), PVK_BLK_RING_REF_FMT, i);
         rm_key(t, x, k);
     }
     int r = 0;
     if (t->o.order > 0 || t->o.write_order)
-        r |= wr(t, x, t->fe, "ring-page-order", "%u", t->o.order);
+        r |= wr(t, x, t->fe, PVK_BLK_RING_PAGE_ORDER, "%u", t->o.order);
     if (t->nq == 1) {
         r |= write_queue_keys(t, x, t->fe, &t->q[0]);
     } else {
-        r |= wr(t, x, t->fe, "multi-queue-num-queues", "%u", t->nq);
+        r |= wr(t, x, t->fe, PVK_MQ_NUM_QUEUES, "%u", t->nq);
         for (unsigned i = 0; i < t->nq; i++) {
             char dir[300];
-            snprintf(dir, sizeof(dir), "%s/queue-%u", t->fe, i);
+            snprintf(dir, sizeof(dir), "%s/" PVK_QUEUE_FMT, t->fe, i);
             r |= write_queue_keys(t, x, dir, &t->q[i]);
         }
     }
     if (t->o.protocol)
-        r |= wr(t, x, t->fe, "protocol", "%s", t->o.protocol);
-    r |= wr(t, x, t->fe, "feature-persistent", "%u", t->o.persistent ? 1u : 0u);
+        r |= wr(t, x, t->fe, PVK_PROTOCOL, "%s", t->o.protocol);
+    r |= wr(t, x, t->fe, PVK_BLK_FEATURE_PERSISTENT, "%u", t->o.persistent ? 1u : 0u);
     return r ? -1 : 0;
 }
 
@@ -320,7 +321,7 @@ int tf_connect(struct tf *t, const struct tf_opts *o)
         t, t->be, 1u << XenbusStateConnected | 1u << XenbusStateClosing | 1u << XenbusStateClosed,
         t->o.timeout_ms);
     if (st != XenbusStateConnected) {
-        char *e = rd(t, t->be, "error");
+        char *e = rd(t, t->be, PVK_ERROR);
         tferr(t, "backend went to state %d, not Connected (error: %s)", st, e ? e : "none");
         free(e);
         return -1;

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "xen_barriers.h"
+#include "pv-keys.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -101,7 +102,7 @@ static void set_state(struct hb *h, int st)
 {
     char v[8];
     snprintf(v, sizeof(v), "%d", st);
-    wr(h, "state", v);
+    wr(h, PVK_STATE, v);
 }
 
 static void disconnect(struct hb *h)
@@ -119,9 +120,9 @@ static void disconnect(struct hb *h)
 static int do_connect(struct hb *h)
 {
     unsigned long txr, rxr, ev;
-    if (rd_uint(h, h->fe, "tx-ring-ref", UINT32_MAX, &txr) < 0 ||
-        rd_uint(h, h->fe, "rx-ring-ref", UINT32_MAX, &rxr) < 0 ||
-        rd_uint(h, h->fe, "event-channel", UINT32_MAX, &ev) < 0)
+    if (rd_uint(h, h->fe, PVK_NET_TX_RING_REF, UINT32_MAX, &txr) < 0 ||
+        rd_uint(h, h->fe, PVK_NET_RX_RING_REF, UINT32_MAX, &rxr) < 0 ||
+        rd_uint(h, h->fe, PVK_EVENT_CHANNEL, UINT32_MAX, &ev) < 0)
         return -1;
     h->ts = xengnttab_map_grant_ref(h->gt, h->fe_id, (uint32_t)txr, PROT_READ | PROT_WRITE);
     h->rs = xengnttab_map_grant_ref(h->gt, h->fe_id, (uint32_t)rxr, PROT_READ | PROT_WRITE);
@@ -312,24 +313,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "nethostile: open xenstore/gnttab/evtchn: %s\n", strerror(errno));
         return 1;
     }
-    char *fe = rd(&h, h.be, "frontend");
+    char *fe = rd(&h, h.be, PVK_FRONTEND);
     unsigned long fe_id;
-    if (!fe || strlen(fe) >= sizeof(h.fe) || rd_uint(&h, h.be, "frontend-id", 32767, &fe_id) < 0) {
+    if (!fe || strlen(fe) >= sizeof(h.fe) ||
+        rd_uint(&h, h.be, PVK_FRONTEND_ID, 32767, &fe_id) < 0) {
         fprintf(stderr, "nethostile: %s: no usable frontend, frontend-id\n", h.be);
         return 1;
     }
     snprintf(h.fe, sizeof(h.fe), "%s", fe);
     free(fe);
     h.fe_id = (unsigned)fe_id;
-    wr(&h, "feature-rx-copy", "1");
-    wr(&h, "feature-sg", "1");
-    wr(&h, "feature-multicast-control", seed % 2 ? "1" : "0");
+    wr(&h, PVK_NET_FEATURE_RX_COPY, "1");
+    wr(&h, PVK_NET_FEATURE_SG, "1");
+    wr(&h, PVK_NET_FEATURE_MCAST_CONTROL, seed % 2 ? "1" : "0");
     set_state(&h, XenbusStateInitWait);
     uint64_t end = now_ms() + seconds * 1000u;
     int ours = XenbusStateInitWait;
     while (now_ms() < end) {
         unsigned long fst = 0;
-        if (rd_uint(&h, h.fe, "state", 7, &fst) < 0)
+        if (rd_uint(&h, h.fe, PVK_STATE, 7, &fst) < 0)
             fst = XenbusStateUnknown;
         if (!h.connected && (fst == XenbusStateConnected || fst == XenbusStateInitialised) &&
             ours == XenbusStateInitWait) {

@@ -13,6 +13,7 @@
  * frontend goes Initialising. The backend dir vanishing ends the process. */
 #define _GNU_SOURCE
 #include "tb.h"
+#include "pv-keys.h"
 
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -53,7 +54,7 @@ void tb_set_state(struct tb_backend *b, int state)
         return;
     tb_log("state %s -> %s", xsu_state_name(b->state), xsu_state_name(state));
     b->state = state;
-    if (xsu_printf(b->xs, XBT_NULL, b->be, "state", "%d", state) < 0)
+    if (xsu_printf(b->xs, XBT_NULL, b->be, PVK_STATE, "%d", state) < 0)
         tb_log("xenstore write %s/state: %m", b->be);
 }
 
@@ -149,23 +150,23 @@ static int publish_features(struct tb_backend *b)
     const char *be = b->be;
     bool flush = b->o.flush && b->o.cache != TB_CACHE_NONE;
     b->o.flush = flush;
-    if (xsu_printf(xs, XBT_NULL, be, "sectors", "%" PRIu64, b->sectors) < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "sector-size", "%u", b->o.sector_size) < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "info", "0") < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "feature-flush-cache", "%d", flush) < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "feature-barrier", "%d", b->o.barrier) < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "feature-discard", "%d", b->o.discard) < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "discard-granularity", "%u", b->o.sector_size) < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "discard-alignment", "0") < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "feature-persistent", "%d", b->o.persistent) < 0 ||
-        xsu_printf(xs, XBT_NULL, be, "max-ring-page-order", "%u", b->o.max_ring_order) < 0)
+    if (xsu_printf(xs, XBT_NULL, be, PVK_BLK_SECTORS, "%" PRIu64, b->sectors) < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_SECTOR_SIZE, "%u", b->o.sector_size) < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_INFO, "0") < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_FEATURE_FLUSH, "%d", flush) < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_FEATURE_BARRIER, "%d", b->o.barrier) < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_FEATURE_DISCARD, "%d", b->o.discard) < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_DISCARD_GRANULARITY, "%u", b->o.sector_size) < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_DISCARD_ALIGNMENT, "0") < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_FEATURE_PERSISTENT, "%d", b->o.persistent) < 0 ||
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_MAX_RING_PAGE_ORDER, "%u", b->o.max_ring_order) < 0)
         return -1;
     if (b->o.max_indirect &&
-        xsu_printf(xs, XBT_NULL, be, "feature-max-indirect-segments", "%u", b->o.max_indirect) < 0)
+        xsu_printf(xs, XBT_NULL, be, PVK_BLK_FEATURE_MAX_INDIRECT, "%u", b->o.max_indirect) < 0)
         return -1;
     if (!b->o.max_indirect) {
         char path[300];
-        snprintf(path, sizeof(path), "%s/feature-max-indirect-segments", be);
+        snprintf(path, sizeof(path), "%s/" PVK_BLK_FEATURE_MAX_INDIRECT, be);
         xs_rm(xs, XBT_NULL, path);
     }
     return 0;
@@ -180,7 +181,7 @@ static void disconnect(struct tb_backend *b)
 /* Act on the frontend's state. Returns false when the backend dir is gone. */
 static bool step(struct tb_backend *b)
 {
-    char *fe = xsu_read(b->xs, XBT_NULL, b->be, "frontend", 255);
+    char *fe = xsu_read(b->xs, XBT_NULL, b->be, PVK_FRONTEND, 255);
     if (!fe && errno == ENOENT)
         return false;
     free(fe);
@@ -247,9 +248,9 @@ static int setup(struct tb_backend *b)
     }
     b->drv_id = drv;
     snprintf(b->drv, sizeof(b->drv), "/local/domain/%u", drv);
-    char *fe = xsu_read(b->xs, XBT_NULL, b->be, "frontend", 255);
+    char *fe = xsu_read(b->xs, XBT_NULL, b->be, PVK_FRONTEND, 255);
     uint64_t fid;
-    if (!fe || xsu_read_u64(b->xs, XBT_NULL, b->be, "frontend-id", 0x7fef, &fid) < 0) {
+    if (!fe || xsu_read_u64(b->xs, XBT_NULL, b->be, PVK_FRONTEND_ID, 0x7fef, &fid) < 0) {
         tb_log("%s: bad frontend or frontend-id: %m", b->be);
         free(fe);
         return -1;
@@ -257,7 +258,7 @@ static int setup(struct tb_backend *b)
     snprintf(b->fe, sizeof(b->fe), "%s", fe);
     free(fe);
     b->fe_id = (unsigned)fid;
-    char *params = b->o.file ? NULL : xsu_read(b->xs, XBT_NULL, b->be, "params", 1023);
+    char *params = b->o.file ? NULL : xsu_read(b->xs, XBT_NULL, b->be, PVK_BLK_PARAMS, 1023);
     const char *file = b->o.file ? b->o.file : params;
     if (!file) {
         tb_log("%s/params: %m", b->be);
@@ -291,7 +292,7 @@ static int setup(struct tb_backend *b)
     }
     xengnttab_set_max_grants(b->xgt, 8192);
     char path[300];
-    snprintf(path, sizeof(path), "%s/state", b->fe);
+    snprintf(path, sizeof(path), "%s/" PVK_STATE, b->fe);
     char ipath[300];
     snprintf(ipath, sizeof(ipath), "%s/%s", b->drv, USK_DRV_INJECT);
     if (!xs_watch(b->xs, path, "fe") || !xs_watch(b->xs, b->be, "be") ||

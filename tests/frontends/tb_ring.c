@@ -2,6 +2,7 @@
  * requests on it, and the responses (honest or, when told, hostile). */
 #define _GNU_SOURCE
 #include "tb.h"
+#include "pv-keys.h"
 
 #include "xs_util.h"
 
@@ -41,8 +42,8 @@ struct tb_conn *tb_conn_open(struct tb_backend *b)
     c->b = b;
     uint64_t order = 0, port, persistent = 0;
     uint32_t refs[16];
-    if (xsu_read_u64_default(b->xs, XBT_NULL, b->fe, "ring-page-order", b->o.max_ring_order, 0,
-                             &order) < 0) {
+    if (xsu_read_u64_default(b->xs, XBT_NULL, b->fe, PVK_BLK_RING_PAGE_ORDER, b->o.max_ring_order,
+                             0, &order) < 0) {
         tb_log("frontend %s: bad ring-page-order: %m", b->fe);
         goto fail;
     }
@@ -50,9 +51,9 @@ struct tb_conn *tb_conn_open(struct tb_backend *b)
     for (unsigned i = 0; i < c->npages; i++) {
         char key[32];
         if (order)
-            snprintf(key, sizeof(key), "ring-ref%u", i);
+            snprintf(key, sizeof(key), PVK_BLK_RING_REF_FMT, i);
         else
-            snprintf(key, sizeof(key), "ring-ref");
+            snprintf(key, sizeof(key), PVK_RING_REF);
         uint64_t r;
         if (xsu_read_u64(b->xs, XBT_NULL, b->fe, key, UINT32_MAX, &r) < 0) {
             tb_log("frontend %s: bad %s: %m", b->fe, key);
@@ -60,18 +61,18 @@ struct tb_conn *tb_conn_open(struct tb_backend *b)
         }
         refs[i] = (uint32_t)r;
     }
-    if (xsu_read_u64(b->xs, XBT_NULL, b->fe, "event-channel", UINT32_MAX, &port) < 0) {
+    if (xsu_read_u64(b->xs, XBT_NULL, b->fe, PVK_EVENT_CHANNEL, UINT32_MAX, &port) < 0) {
         tb_log("frontend %s: bad event-channel: %m", b->fe);
         goto fail;
     }
-    char *proto = xsu_read(b->xs, XBT_NULL, b->fe, "protocol", 64);
+    char *proto = xsu_read(b->xs, XBT_NULL, b->fe, PVK_PROTOCOL, 64);
     if (proto && strcmp(proto, XEN_IO_PROTO_ABI_NATIVE)) {
         tb_log("frontend %s: protocol %s not supported", b->fe, proto);
         free(proto);
         goto fail;
     }
     free(proto);
-    xsu_read_u64_default(b->xs, XBT_NULL, b->fe, "feature-persistent", 1, 0, &persistent);
+    xsu_read_u64_default(b->xs, XBT_NULL, b->fe, PVK_BLK_FEATURE_PERSISTENT, 1, 0, &persistent);
     c->persistent = persistent && b->o.persistent;
     c->ring =
         xengnttab_map_domain_grant_refs(b->xgt, c->npages, b->fe_id, refs, PROT_READ | PROT_WRITE);
@@ -273,7 +274,7 @@ static void respond(struct tb_conn *c, blkif_response_t rsp, uint8_t inner)
     case TB_ACT_STATE: {
         static const char *const junk[] = {"2", "6", "5", "1", "banana", "-1", "99999999999"};
         const char *v = junk[tb_rand() % (sizeof(junk) / sizeof(junk[0]))];
-        xsu_printf(b->xs, XBT_NULL, b->be, "state", "%s", v);
+        xsu_printf(b->xs, XBT_NULL, b->be, PVK_STATE, "%s", v);
         break;
     }
     default:
