@@ -11,17 +11,16 @@
 #define UNDERSTUDY_PV_KEYS_H
 
 /* ---- xenbus: every device class (xenbus.h; written by the toolstack unless noted) ---- */
-#define PVK_STATE          "state"          /* FE and BE: XenbusState, written by that end */
+#define PVK_STATE          "state"          /* FE and BE: XenbusState, each end its own */
 #define PVK_BACKEND        "backend"        /* FE: absolute path of BE */
 #define PVK_BACKEND_ID     "backend-id"     /* FE: the backend's domid */
 #define PVK_FRONTEND       "frontend"       /* BE: absolute path of FE */
 #define PVK_FRONTEND_ID    "frontend-id"    /* BE: the frontend's domid */
-#define PVK_ONLINE         "online"         /* BE: 1 while the toolstack wants the device */
-#define PVK_HOTPLUG_STATUS "hotplug-status" /* BE: "connected" once the backend's side is set up   \
-                                             */
-#define PVK_HANDLE "handle"                 /* BE (and FE for netif): the device's number */
-#define PVK_TYPE   "type"                   /* BE: backend kind (blkif: "phy", "file"...) */
-#define PVK_SCRIPT "script"                 /* BE: hotplug script (accepted, ignored here) */
+#define PVK_ONLINE         "online"         /* BE: 1 while the toolstack wants it */
+#define PVK_HOTPLUG_STATUS "hotplug-status" /* BE: "connected" once set up */
+#define PVK_HANDLE         "handle"         /* BE (and netif FE): the device's number */
+#define PVK_TYPE           "type"           /* BE: backend kind (blkif: "phy", "file") */
+#define PVK_SCRIPT         "script"         /* BE: hotplug script (accepted, ignored) */
 /* The store's own "error" node (xenbus_dev_error): "<errno> <message>". */
 #define PVK_ERROR "error"
 
@@ -81,7 +80,7 @@
 #define PVK_NET_EVENT_CHANNEL_RX  "event-channel-rx"  /* event-channel */
 #define PVK_NET_REQUEST_RX_COPY   "request-rx-copy"   /* FE: rx by copy (the only mode we do) */
 #define PVK_NET_FEATURE_RX_NOTIFY "feature-rx-notify" /* FE: it posts rx buffers with notify */
-/* FE: it will not leave checksums blank on tx, and takes none blank on rx. */
+/* IPv4 TCP/UDP checksum offload off (1) or on (0, the default when absent). */
 #define PVK_NET_FEATURE_NO_CSUM_OFFLOAD "feature-no-csum-offload"
 /* FE asks for a multicast filter (BE offers feature-multicast-control). */
 #define PVK_NET_REQUEST_MCAST_CONTROL "request-multicast-control"
@@ -89,7 +88,7 @@
 #define PVK_NET_FEATURE_SG             "feature-sg"                /* packets over several slots */
 #define PVK_NET_FEATURE_GSO_TCPV4      "feature-gso-tcpv4"         /* TCPv4 segmentation offload */
 #define PVK_NET_FEATURE_GSO_TCPV6      "feature-gso-tcpv6"         /* TCPv6 segmentation offload */
-#define PVK_NET_FEATURE_IPV6_CSUM      "feature-ipv6-csum-offload" /* blank IPv6 checksums */
+#define PVK_NET_FEATURE_IPV6_CSUM      "feature-ipv6-csum-offload" /* IPv6 one; off when absent */
 #define PVK_NET_FEATURE_RX_COPY        "feature-rx-copy"           /* BE: copies into rx buffers */
 #define PVK_NET_FEATURE_RX_FLIP        "feature-rx-flip"           /* BE: page flipping (0 here) */
 #define PVK_NET_FEATURE_MCAST_CONTROL  "feature-multicast-control" /* BE: filter by MAC list */
