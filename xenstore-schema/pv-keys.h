@@ -18,6 +18,7 @@
 #define PVK_FRONTEND_ID    "frontend-id"    /* BE: the frontend's domid */
 #define PVK_ONLINE         "online"         /* BE: 1 while the toolstack wants it */
 #define PVK_HOTPLUG_STATUS "hotplug-status" /* BE: "connected" once set up */
+#define PVK_HOTPLUG_ERROR  "hotplug-error"  /* BE: why the hotplug script failed */
 #define PVK_HANDLE         "handle"         /* BE (and netif FE): the device's number */
 #define PVK_TYPE           "type"           /* BE: backend kind (blkif: "phy", "file") */
 #define PVK_SCRIPT         "script"         /* BE: hotplug script (accepted, ignored) */
@@ -43,6 +44,10 @@
 #define PVK_BLK_DISCARD_ENABLE  "discard-enable"  /* BE: toolstack allows discard (default 1) */
 #define PVK_BLK_VIRTUAL_DEVICE  "virtual-device"  /* FE: the device number */
 #define PVK_BLK_DEVICE_TYPE     "device-type"     /* FE: "disk" or "cdrom" */
+/* BE, from the block hotplug script: the path of physical-device, and the
+ * device node it set up. */
+#define PVK_BLK_PHYSICAL_DEVICE_PATH "physical-device-path"
+#define PVK_BLK_NODE                 "node"
 /* Backend -> frontend: the disk and what the backend supports. */
 #define PVK_BLK_SECTORS              "sectors"              /* size in 512-byte sectors */
 #define PVK_BLK_SECTOR_SIZE          "sector-size"          /* logical sector, bytes */
@@ -62,6 +67,7 @@
  * and one ring-ref<N> per page (2^order of them). */
 #define PVK_BLK_MAX_RING_PAGE_ORDER "max-ring-page-order" /* BE */
 #define PVK_BLK_RING_PAGE_ORDER     "ring-page-order"     /* FE */
+#define PVK_BLK_MAX_RING_PAGES      "max-ring-pages"      /* BE: the older spelling (pages) */
 #define PVK_BLK_RING_REF_FMT        "ring-ref%u"          /* FE: page N's grant ref */
 #define PVK_BLK_NUM_RING_PAGES      "num-ring-pages"      /* FE: the older spelling, removed */
 
