@@ -5,7 +5,6 @@
 #define BB_H
 
 #include "be.h"
-#include "be_fault_mode.h"
 #include "bb_check.h"
 #include "bb_pgrant.h"
 #include "bb_vcache.h"
@@ -56,13 +55,12 @@ enum bb_stage {
 };
 
 struct bb_req {
-    struct bb_req *next; /* free list, done list, delayed list */
+    struct bb_req *next; /* free list, done list */
     struct bb_queue *q;
     struct bb_parsed p;
     struct bb_seg *segs; /* p.direct, or allocated for indirect */
     enum bb_stage stage;
     int16_t status;
-    uint64_t due_ms;  /* when a delayed ("slow" fault) response is due */
     size_t bytes;     /* nr_sectors * 512 */
     int io_op, io_fd; /* the I/O an engine runs for it now (enum bb_io_op) */
     uint64_t io_off;
@@ -108,14 +106,9 @@ struct bb_dev {
     unsigned inflight;      /* requests started and not complete, barrier excluded */
     struct bb_req *barrier; /* a barrier waiting for the drain or running */
     bool barrier_started;
-    struct bb_req *done_head, **done_tail;       /* complete, not yet answered */
-    struct bb_req *delayed_head, **delayed_tail; /* "slow": answered when due */
-    uint64_t delay_timer, run_timer;
+    struct bb_req *done_head, **done_tail; /* complete, not yet answered */
+    uint64_t run_timer;
     bool running;
-
-    /* Injected faults. */
-    struct be_fault_mode fm;
-    uint64_t corrupted; /* responses corrupted so far (alternates the kind) */
 
     /* Counters for the disconnect log line. */
     uint64_t nreq, nerr;
@@ -144,7 +137,9 @@ void bb_disconnect(struct be_dev *be);
 /* bb_ring.c: consuming requests, writing responses. */
 void bb_ring_event(struct be_dev *be, struct be_ring *r, void *opaque);
 bool bb_ring_consume(struct bb_queue *q);
+/* Write r's response into its ring (unpublished), release r. */
 void bb_ring_respond(struct bb_req *r);
+/* Publish the responses written (the core's be_ring_publish). */
 void bb_ring_push(struct bb_queue *q);
 
 /* bb_segs.c: grant mappings of a request's segments. */
@@ -167,12 +162,7 @@ void bb_run(struct bb_dev *d);
 /* Drop everything not yet answered (disconnect, after the engine drained). */
 void bb_drop_pending(struct bb_dev *d);
 
-/* bb_fault.c: injected faults. */
-void bb_fault(struct be_dev *be, const struct be_fault *f);
-/* The response for r as the frontend will see it (corrupted if asked). */
-void bb_fault_response(struct bb_dev *d, blkif_response_t *rsp);
-/* Answer r now, or later if responses are being delayed. */
-void bb_fault_deliver(struct bb_dev *d, struct bb_req *r);
-void bb_fault_stop(struct bb_dev *d);
+/* bb_corrupt.c: the fault layer's corrupt hook (struct be_class_ops). */
+bool bb_corrupt(struct be_dev *be, struct be_ring *r, RING_IDX idx, enum be_corrupt how);
 
 #endif

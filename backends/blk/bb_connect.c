@@ -52,9 +52,9 @@ static int attach_queue(struct bb_dev *d, struct bb_queue *q, const char *dir, u
     if (be_ring_map(be, dir, "ring-ref", 1u << order, indexed, &q->ring) < 0)
         return -1;
     blkif_sring_t *s = q->ring.sring;
-    RING_IDX rsp = __atomic_load_n(&s->rsp_prod, __ATOMIC_ACQUIRE);
+    RING_IDX rsp = be_ring_attach_at(&q->ring);
     BACK_RING_ATTACH(&q->br, s, rsp, (size_t)BB_PAGE_SIZE << order);
-    RING_IDX req = __atomic_load_n(&s->req_prod, __ATOMIC_ACQUIRE);
+    RING_IDX req = be_ring_req_prod(&q->ring);
     if (RING_REQUEST_PROD_OVERFLOW(&q->br, req)) {
         be_error(be, EPROTO, "%s: ring indexes req_prod %u rsp_prod %u impossible on a ring of %u",
                  dir, req, rsp, RING_SIZE(&q->br));
@@ -128,7 +128,6 @@ int bb_connect(struct be_dev *be)
     }
     d->nqueues = (unsigned)nq;
     d->done_tail = &d->done_head;
-    d->delayed_tail = &d->delayed_head;
     unsigned depth = 0;
     for (unsigned i = 0; i < d->nqueues; i++) {
         char dir[300];
@@ -156,7 +155,6 @@ void bb_disconnect(struct be_dev *be)
     struct bb_dev *d = be_priv(be);
     if (d->io)
         d->io->ops->drain(d->io);
-    bb_fault_stop(d);
     bb_drop_pending(d);
     be_loop_del_timer(be_loop_of(be), d->run_timer);
     d->run_timer = 0;

@@ -242,7 +242,7 @@ static bool answer_done(struct bb_dev *d)
             d->barrier = NULL;
             d->barrier_started = false;
         }
-        bb_fault_deliver(d, r);
+        bb_ring_respond(r);
         any = true;
     }
     return any;

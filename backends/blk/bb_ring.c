@@ -1,5 +1,6 @@
 /* bb_ring.c - one queue's shared ring: taking requests off it, writing
- * responses onto it. Everything read from the ring is copied first; the
+ * responses into it; the core publishes them (be_ring_publish, where the
+ * fault layer sits). Everything read from the ring is copied first; the
  * frontend's producer index is range-checked before any slot is touched.
  */
 #define _GNU_SOURCE
@@ -17,7 +18,7 @@ void bb_ring_event(struct be_dev *be, struct be_ring *r, void *opaque)
 
 static bool stopped(struct bb_queue *q)
 {
-    return q->broken || q->d->fm.hang || q->d->barrier;
+    return q->broken || be_fault_hung(q->d->be) || q->d->barrier;
 }
 
 bool bb_ring_consume(struct bb_queue *q)
@@ -26,7 +27,7 @@ bool bb_ring_consume(struct bb_queue *q)
     if (!q->attached)
         return false;
     while (!stopped(q)) {
-        RING_IDX rp = __atomic_load_n(&q->br.sring->req_prod, __ATOMIC_ACQUIRE);
+        RING_IDX rp = be_ring_req_prod(&q->ring);
         if (RING_REQUEST_PROD_OVERFLOW(&q->br, rp)) {
             q->broken = true;
             be_fail(q->d->be, EPROTO,
@@ -61,7 +62,6 @@ void bb_ring_respond(struct bb_req *r)
     struct bb_queue *q = r->q;
     if (q->attached && !q->broken) {
         blkif_response_t rsp = {.id = r->p.id, .operation = r->p.rsp_op, .status = r->status};
-        bb_fault_response(q->d, &rsp);
         *RING_GET_RESPONSE(&q->br, q->br.rsp_prod_pvt) = rsp;
         q->br.rsp_prod_pvt++;
         q->push = true;
@@ -74,8 +74,5 @@ void bb_ring_push(struct bb_queue *q)
     if (!q->push)
         return;
     q->push = false;
-    int notify;
-    RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&q->br, notify);
-    if (notify)
-        be_ring_notify(q->d->be, &q->ring);
+    be_ring_publish(q->d->be, &q->ring, q->br.rsp_prod_pvt);
 }

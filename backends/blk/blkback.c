@@ -69,8 +69,8 @@ static const struct be_class_ops bb_ops = {
     .publish = bb_publish,
     .connect = bb_connect,
     .disconnect = bb_disconnect,
-    .fault = bb_fault,
     .teardown = bb_teardown,
+    .corrupt = bb_corrupt,
 };
 
 int main(int argc, char **argv)
