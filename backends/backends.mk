@@ -1,5 +1,6 @@
 # backends/: userspace PV backends for driver domains. See backends/README.md.
-#   backends/core/   the xenbus backend state machine, rings, event loop (any class)
+#   backends/core/   the xenbus backend state machine, rings and the publication of
+#                    responses, the fault layer, event loop (any class)
 #   backends/blk/    blkback, the blkif class (prefix bb_)
 #   backends/net/    netback, the netif class (prefix nb_)
 BE_CORE_SRCS := $(wildcard backends/core/*.c)
