@@ -33,8 +33,10 @@ struct be_dev;
 /* Rings (queues) per device at most. */
 #define BE_MAX_RINGS 16
 
-/* Publications of responses the fault layer holds back per ring ("slow"). */
-#define BE_MAX_DELAYS 64u
+/* Publications of responses the fault layer holds back per ring ("slow"):
+ * each carries at least one response, so as many as the largest ring holds
+ * (512: blkif's 16 pages) means none is ever merged into another. */
+#define BE_MAX_DELAYS 512u
 
 struct be_ring;
 typedef void be_ring_cb(struct be_dev *be, struct be_ring *r, void *opaque);
