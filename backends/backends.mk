@@ -1,6 +1,8 @@
 # backends/: userspace PV backends for driver domains. See backends/README.md.
-#   backends/core/   the xenbus backend state machine, rings, event loop (any class)
-#   backends/blk/    blkback, the blkif class
+#   backends/core/   the xenbus backend state machine, rings and the publication of
+#                    responses, the fault layer, event loop (any class)
+#   backends/blk/    blkback, the blkif class (prefix bb_)
+#   backends/net/    netback, the netif class (prefix nb_)
 BE_CORE_SRCS := $(wildcard backends/core/*.c)
 BLKBACK_SRCS := $(wildcard backends/blk/*.c)
 BE_CPPFLAGS := -Ibackends/core -Ibackends/blk
@@ -28,9 +30,9 @@ $(TBIN)/backends/blkhostile: $(OBJ)/$(TBE)/blkhostile.o $(TFRONT_OBJS)
 	$(CC) $(LDFLAGS) $^ -o $@ $(BE_XEN_LIBS)
 
 # Unit tests (T0): run-tests runs every program in $(TBIN)/unit.
-BE_UNIT_DEPS_blk_check_test := backends/blk/blk_check
-BE_UNIT_DEPS_blk_vcache_test := backends/blk/blk_vcache
-BE_UNIT_DEPS_blk_pgrant_test := backends/blk/blk_pgrant
+BE_UNIT_DEPS_bb_check_test := backends/blk/bb_check
+BE_UNIT_DEPS_bb_vcache_test := backends/blk/bb_vcache
+BE_UNIT_DEPS_bb_pgrant_test := backends/blk/bb_pgrant
 BE_UNIT_DEPS_be_inject_test := backends/core/be_inject
 BE_UNIT_DEPS_nb_txcheck_test := backends/net/nb_txcheck
 BE_UNIT_DEPS_nb_credit_test := backends/net/nb_credit

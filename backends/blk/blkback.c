@@ -8,7 +8,7 @@
  * backends/README.md.
  */
 #define _GNU_SOURCE
-#include "blk.h"
+#include "bb.h"
 
 #include "understudy-keys.h"
 
@@ -19,14 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int blk_setup(struct be_dev *be)
+static int bb_setup(struct be_dev *be)
 {
-    struct blk_dev *d = be_priv(be);
+    struct bb_dev *d = be_priv(be);
     d->be = be;
-    if (blk_config_read(d) < 0 || blk_disk_open(d) < 0)
+    if (bb_config_read(d) < 0 || bb_disk_open(d) < 0)
         return -1;
-    if (d->cfg.cache == BLK_CACHE_VOLATILE && !d->vc) {
-        d->vc = blk_vcache_new();
+    if (d->cfg.cache == BB_CACHE_VOLATILE && !d->vc) {
+        d->vc = bb_vcache_new();
         if (!d->vc) {
             be_error(be, ENOMEM, "out of memory for the volatile cache");
             return -1;
@@ -34,48 +34,48 @@ static int blk_setup(struct be_dev *be)
     }
     BE_LOG(be, "%s: %llu sectors, %s, cache %s%s", d->cfg.path, (unsigned long long)d->disk.sectors,
            d->cfg.readonly ? "read-only" : "read-write",
-           d->cfg.cache == BLK_CACHE_NONE
+           d->cfg.cache == BB_CACHE_NONE
                ? (d->disk.fd_direct >= 0 ? "none (O_DIRECT)" : "none (page cache)")
-           : d->cfg.cache == BLK_CACHE_WRITEBACK ? "writeback"
-                                                 : "volatile",
+           : d->cfg.cache == BB_CACHE_WRITEBACK ? "writeback"
+                                                : "volatile",
            d->cfg.discard_enable ? "" : ", discard disabled");
     return 0;
 }
 
-static void blk_teardown(struct be_dev *be)
+static void bb_teardown(struct be_dev *be)
 {
-    struct blk_dev *d = be_priv(be);
+    struct bb_dev *d = be_priv(be);
     if (d->vc && d->disk.fd >= 0) {
         /* A clean stop: the disk's volatile cache is written back, as at power-off. */
-        size_t held = blk_vcache_bytes(d->vc);
-        if (held && (blk_vcache_writeback(d->vc, d->disk.fd) < 0 || fdatasync(d->disk.fd) < 0))
+        size_t held = bb_vcache_bytes(d->vc);
+        if (held && (bb_vcache_writeback(d->vc, d->disk.fd) < 0 || fdatasync(d->disk.fd) < 0))
             BE_LOG(be, "writing back %zu held bytes to %s: %m", held, d->cfg.path);
     }
-    blk_vcache_free(d->vc);
+    bb_vcache_free(d->vc);
     d->vc = NULL;
-    blk_disk_close(&d->disk);
-    blk_config_clear(&d->cfg);
+    bb_disk_close(&d->disk);
+    bb_config_clear(&d->cfg);
 }
 
-static const char *const blk_config_keys[] = {"params", "mode", USK_BE_CACHE, "discard-enable",
-                                              NULL};
+static const char *const bb_config_keys[] = {"params", "mode", USK_BE_CACHE, "discard-enable",
+                                             NULL};
 
-static const struct be_class_ops blk_ops = {
+static const struct be_class_ops bb_ops = {
     .size = sizeof(struct be_class_ops),
     .prog = "blkback",
     .type = "vbd",
-    .config_keys = blk_config_keys,
-    .setup = blk_setup,
-    .publish = blk_publish,
-    .connect = blk_connect,
-    .disconnect = blk_disconnect,
-    .fault = blk_fault,
-    .teardown = blk_teardown,
+    .config_keys = bb_config_keys,
+    .setup = bb_setup,
+    .publish = bb_publish,
+    .connect = bb_connect,
+    .disconnect = bb_disconnect,
+    .teardown = bb_teardown,
+    .corrupt = bb_corrupt,
 };
 
 int main(int argc, char **argv)
 {
-    static struct blk_dev dev = {.disk = {.fd = -1, .fd_direct = -1}, .io_choice = "auto"};
+    static struct bb_dev dev = {.disk = {.fd = -1, .fd_direct = -1}, .io_choice = "auto"};
     /* --io is ours; the core parses the rest. */
     char **args = calloc((size_t)argc + 1, sizeof(*args));
     if (!args) {
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
         }
         dev.io_choice = v;
     }
-    int rc = be_main(&blk_ops, &dev, n, args);
+    int rc = be_main(&bb_ops, &dev, n, args);
     free(args);
     return rc;
 }

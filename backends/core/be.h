@@ -3,8 +3,10 @@
  * One process serves one device: the backend dir given on the command line,
  * /local/domain/<self>/backend/<type>/<fe-domid>/<devid>. The core runs the
  * xenbus backend state machine, maps the frontend's rings, binds their event
- * channels and owns the event loop; a device class (blkback, netback...)
- * registers an ops table and does the rest. The core knows no class.
+ * channels, publishes the responses a class writes (with the fault layer,
+ * be_fault.c, on that path) and owns the event loop; a device class
+ * (blkback, netback...) registers an ops table and does the rest. The core
+ * knows no class.
  *
  * Errors: functions return -1 (or NULL) with errno; class callbacks that fail
  * call be_error() first, so the reason reaches both the log and the store.
@@ -15,6 +17,7 @@
 #include "be_inject.h"
 #include "be_log.h"
 #include "be_loop.h"
+#include "be_ring_defs.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,11 +33,23 @@ struct be_dev;
 /* Rings (queues) per device at most. */
 #define BE_MAX_RINGS 16
 
+/* Publications of responses the fault layer holds back per ring ("slow"):
+ * each carries at least one response, so as many as the largest ring holds
+ * (512: blkif's 16 pages) means none is ever merged into another. */
+#define BE_MAX_DELAYS 512u
+
 struct be_ring;
 typedef void be_ring_cb(struct be_dev *be, struct be_ring *r, void *opaque);
 
+/* A publication held back by "slow": responses up to idx, due at due_ms. */
+struct be_delay {
+    RING_IDX idx;
+    uint64_t due_ms;
+};
+
 /* One shared ring mapped from the frontend, and its event channel. A zeroed
- * struct is "not mapped"; be_ring_unmap() returns it to that. */
+ * struct is "not mapped"; be_ring_unmap() returns it to that. The fields
+ * after opaque are the core's own. */
 struct be_ring {
     void *sring; /* the mapped pages, NULL when not mapped */
     unsigned nr_pages;
@@ -43,6 +58,18 @@ struct be_ring {
     evtchn_port_t remote_port; /* the frontend's port */
     be_ring_cb *cb;
     void *opaque;
+
+    struct be_ring *chan; /* notify on this ring's channel instead (be_ring_notify_via) */
+    RING_IDX rsp_start;   /* rsp_prod found in the page when it was mapped */
+    RING_IDX handed;      /* responses handed to be_ring_publish so far */
+    struct be_delay delay[BE_MAX_DELAYS]; /* "slow": publications not yet due */
+    unsigned ndelay;
+};
+
+/* How the fault layer asks a class to corrupt one response. */
+enum be_corrupt {
+    BE_CORRUPT_ID,     /* an id the frontend never used */
+    BE_CORRUPT_STATUS, /* a status no backend can send */
 };
 
 struct be_class_ops {
@@ -62,10 +89,18 @@ struct be_class_ops {
     /* End the connection: finish or drop I/O, unmap everything. Must be safe
      * on a half-made connection. */
     void (*disconnect)(struct be_dev *be);
-    /* A new injected fault (the core performs crash itself). May be NULL. */
+    /* Told of a new injected fault once the core's fault layer has taken it
+     * (a crash never gets here). May be NULL: the fault layer needs nothing
+     * from a class but corrupt. */
     void (*fault)(struct be_dev *be, const struct be_fault *f);
     /* Close what setup opened. Must be safe after a failed setup. */
     void (*teardown)(struct be_dev *be);
+    /* The fault layer's one class hook: corrupt the response just written in
+     * slot idx of r (handed to be_ring_publish, not yet visible), as how
+     * says, and log it. False if that slot holds no response to corrupt
+     * (netif's extra-info and NULL slots): the next one is taken instead.
+     * May be NULL: no response is ever corrupted. */
+    bool (*corrupt)(struct be_dev *be, struct be_ring *r, RING_IDX idx, enum be_corrupt how);
 };
 
 /* Parse argv (--backend PATH), serve the device until its backend dir is
@@ -108,5 +143,31 @@ int be_ring_bind(struct be_dev *be, const char *dir, const char *key, struct be_
 void be_ring_unmap(struct be_dev *be, struct be_ring *r);
 /* Send an event to the frontend on r's channel. */
 void be_ring_notify(struct be_dev *be, struct be_ring *r);
+/* r has no channel of its own: its events go out on chan's (netif's rx ring
+ * with one event channel for both). */
+void be_ring_notify_via(struct be_ring *r, struct be_ring *chan);
+
+/* The shared page's indexes, for the class's back ring (xen/io/ring.h; the
+ * header is the same for every ring type). Every barrier a backend needs is
+ * in these and in be_ring_publish. */
+/* The frontend's req_prod; requests up to it may be copied out after this. */
+RING_IDX be_ring_req_prod(const struct be_ring *r);
+/* Ask for an event once req_prod passes at-1, and read req_prod again after
+ * that (a request posted meanwhile is either seen here or notified). */
+RING_IDX be_ring_req_event(struct be_ring *r, RING_IDX at);
+/* Where the class's back ring starts (BACK_RING_ATTACH): the rsp_prod found
+ * in the page when it was mapped, read once. */
+RING_IDX be_ring_attach_at(const struct be_ring *r);
+
+/* Publish the responses written into r up to rsp_prod_pvt: make them
+ * visible and notify the frontend if it asked. The only way a class
+ * publishes: the fault layer (be_fault.c) sits here and may corrupt the new
+ * responses (ops->corrupt) or hold the publication back ("slow"). */
+void be_ring_publish(struct be_dev *be, struct be_ring *r, RING_IDX rsp_prod_pvt);
+
+/* The fault layer's hang gate: while true the class takes no requests (and
+ * ring events do not reach it); when the hang ends, every bound ring's
+ * callback runs as if an event had come. */
+bool be_fault_hung(struct be_dev *be);
 
 #endif

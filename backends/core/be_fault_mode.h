@@ -1,7 +1,7 @@
-/* be_fault_mode.h - the part of an injected fault that every backend class
- * keeps the same way: whether it hangs (and until when), how many responses
- * are still to be corrupted, and how long each response is delayed. The
- * class decides what hanging, corrupting and delaying mean for its rings.
+/* be_fault_mode.h - the fault layer's record of the device's injected
+ * faults: whether it hangs (and until when), how many responses are still
+ * to be corrupted, and how long each publication of responses is delayed.
+ * What the faults do is be_fault.c's.
  */
 #ifndef BE_FAULT_MODE_H
 #define BE_FAULT_MODE_H

@@ -5,6 +5,7 @@
 #define BE_INTERNAL_H
 
 #include "be.h"
+#include "be_fault_mode.h"
 
 struct be_dev {
     const struct be_class_ops *ops;
@@ -33,7 +34,12 @@ struct be_dev {
     bool inject_known; /* inject_seq holds a seq seen already */
     int exit_code;
 
-    struct be_ring *rings[BE_MAX_RINGS]; /* bound rings, for event dispatch */
+    struct be_ring *rings[BE_MAX_RINGS]; /* mapped rings: event dispatch, the fault layer */
+
+    /* The fault layer (be_fault.c): the device's faults outlive connections. */
+    struct be_fault_mode fm;
+    uint64_t delay_timer; /* "slow": the next held publication due */
+    uint64_t corrupted;   /* responses corrupted so far (alternates the kind) */
 };
 
 /* be_xenbus.c */
@@ -44,5 +50,15 @@ int be_write_state(struct be_dev *be, int state);
 
 /* be_ring.c */
 void be_ring_dispatch(struct be_dev *be, evtchn_port_t port);
+/* Make r's responses up to upto visible, notify if the frontend asked. */
+void be_ring_expose(struct be_dev *be, struct be_ring *r, RING_IDX upto);
+/* Run every bound ring's callback, as if each had had an event. */
+void be_ring_kick_all(struct be_dev *be);
+
+/* be_fault.c: the fault layer. */
+/* A new injected fault other than crash. */
+void be_fault_take(struct be_dev *be, const struct be_fault *f);
+/* be_ring_publish's layer: corrupt, then publish now or when due. */
+void be_fault_publish(struct be_dev *be, struct be_ring *r, RING_IDX upto);
 
 #endif

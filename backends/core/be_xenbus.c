@@ -294,8 +294,7 @@ static void inject_changed(struct be_dev *be)
     BE_LOG(be, "injected fault %" PRIu64 ": %s %" PRIu64, f.seq, be_fault_name(f.kind), f.count);
     if (f.kind == BE_FAULT_CRASH)
         abort();
-    if (be->ops->fault)
-        be->ops->fault(be, &f);
+    be_fault_take(be, &f);
 }
 
 void be_xenbus_watch_event(struct be_dev *be, const char *path, const char *token)

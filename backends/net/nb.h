@@ -5,7 +5,6 @@
 #define NB_H
 
 #include "be.h"
-#include "be_fault_mode.h"
 #include "nb_credit.h"
 #include "nb_mcast.h"
 #include "nb_mcwatch.h"
@@ -67,20 +66,12 @@ struct nb_txq_pkt {
     unsigned seg0, nseg; /* its grant copy segments */
 };
 
-/* A delayed push of responses ("slow" fault): up to idx, at due_ms. */
-struct nb_delay {
-    RING_IDX idx;
-    uint64_t due_ms;
-};
-#define NB_MAX_DELAYS 64u
-
 struct nb_dev;
 
 struct nb_queue {
     struct nb_dev *d;
     unsigned idx;
-    struct be_ring txr, rxr;   /* rxr is bound only with split event channels */
-    struct be_ring *rx_notify; /* the channel rx events go out on */
+    struct be_ring txr, rxr; /* rxr is bound only with split event channels */
     netif_tx_back_ring_t tx;
     netif_rx_back_ring_t rx;
     bool attached; /* tx and rx are set up */
@@ -103,12 +94,9 @@ struct nb_queue {
     uint64_t drain_timer; /* drops the held frame if its buffers never come */
     struct nb_rxpkt rpk[NB_BATCH];
     uint16_t rx_ids[NB_RING_SIZE]; /* ids of the requests taken, by ring index */
+    bool rx_extra[NB_RING_SIZE];   /* the response slot holds an extra-info, by ring index */
     xengnttab_grant_copy_segment_t rseg[NB_RING_SIZE];
     uint8_t *rstage;
-
-    /* "slow": pushes not yet due, per ring */
-    struct nb_delay tdelay[NB_MAX_DELAYS], rdelay[NB_MAX_DELAYS];
-    unsigned ntdelay, nrdelay;
 };
 
 struct nb_dev {
@@ -126,11 +114,6 @@ struct nb_dev {
     struct nb_mcast mcast;
     struct nb_credit credit;
     uint64_t credit_timer; /* tx waits for credit */
-
-    /* Injected faults. */
-    struct be_fault_mode fm;
-    uint64_t delay_timer; /* "slow": the next push due */
-    uint64_t corrupted;   /* responses corrupted so far (alternates the kind) */
 
     /* Counters, logged at disconnect. */
     uint64_t tx_pkts, tx_bytes, tx_err, rx_pkts, rx_bytes, rx_err;
@@ -178,14 +161,7 @@ void nb_tap_lost(struct nb_dev *d, const char *op, int err);
 bool nb_tap_gone_errno(int err);
 uint64_t nb_now_us(void);
 
-/* nb_fault.c: injected faults. */
-void nb_fault(struct be_dev *be, const struct be_fault *f);
-/* Corrupt a response if asked: returns true if it did. */
-bool nb_fault_corrupt_tx(struct nb_dev *d, netif_tx_response_t *rsp);
-bool nb_fault_corrupt_rx(struct nb_dev *d, netif_rx_response_t *rsp);
-/* Make the responses written so far visible (now, or later under "slow"). */
-void nb_push_tx(struct nb_queue *q);
-void nb_push_rx(struct nb_queue *q);
-void nb_fault_stop(struct nb_dev *d);
+/* nb_corrupt.c: the fault layer's corrupt hook (struct be_class_ops). */
+bool nb_corrupt(struct be_dev *be, struct be_ring *r, RING_IDX idx, enum be_corrupt how);
 
 #endif

@@ -101,19 +101,13 @@ static int attach_ring(struct be_dev *be, const char *dir, const char *key, stru
 {
     if (be_ring_map(be, dir, key, 1, false, r) < 0)
         return -1;
-    RING_IDX req, rsp;
+    RING_IDX rsp = be_ring_attach_at(r), req = be_ring_req_prod(r);
     unsigned size;
     if (tx) {
-        netif_tx_sring_t *s = r->sring;
-        rsp = __atomic_load_n(&s->rsp_prod, __ATOMIC_ACQUIRE);
-        BACK_RING_ATTACH(&q->tx, s, rsp, NB_PAGE_SIZE);
-        req = __atomic_load_n(&s->req_prod, __ATOMIC_ACQUIRE);
+        BACK_RING_ATTACH(&q->tx, (netif_tx_sring_t *)r->sring, rsp, NB_PAGE_SIZE);
         size = RING_SIZE(&q->tx);
     } else {
-        netif_rx_sring_t *s = r->sring;
-        rsp = __atomic_load_n(&s->rsp_prod, __ATOMIC_ACQUIRE);
-        BACK_RING_ATTACH(&q->rx, s, rsp, NB_PAGE_SIZE);
-        req = __atomic_load_n(&s->req_prod, __ATOMIC_ACQUIRE);
+        BACK_RING_ATTACH(&q->rx, (netif_rx_sring_t *)r->sring, rsp, NB_PAGE_SIZE);
         size = RING_SIZE(&q->rx);
     }
     if (req - rsp > size) {
@@ -145,10 +139,9 @@ static int bind_queue(struct nb_dev *d, struct nb_queue *q, const char *dir)
 {
     struct be_dev *be = d->be;
     if (!d->split) {
-        q->rx_notify = &q->txr;
+        be_ring_notify_via(&q->rxr, &q->txr); /* one channel for both rings */
         return be_ring_bind(be, dir, "event-channel", &q->txr, on_tx_event, q);
     }
-    q->rx_notify = &q->rxr;
     if (be_ring_bind(be, dir, "event-channel-tx", &q->txr, on_tx_event, q) < 0)
         return -1;
     return be_ring_bind(be, dir, "event-channel-rx", &q->rxr, on_rx_event, q);
@@ -219,7 +212,7 @@ int nb_connect(struct be_dev *be)
            d->cfg.mtu, d->caps.sg, d->caps.gso4, d->caps.gso6, d->caps.csum4, d->caps.csum6,
            d->mcast_filter, d->cfg.rate_bytes ? "limited" : "unlimited");
     for (unsigned i = 0; i < d->nq; i++)
-        nb_queue_watch(&d->q[i], !d->fm.hang);
+        nb_queue_watch(&d->q[i], !be_fault_hung(be));
     nb_run_all(d); /* requests queued before we connected */
     return 0;
 }
@@ -227,7 +220,6 @@ int nb_connect(struct be_dev *be)
 void nb_disconnect(struct be_dev *be)
 {
     struct nb_dev *d = be_priv(be);
-    nb_fault_stop(d);
     nb_mcwatch_stop(&d->mcwatch);
     be_loop_del_timer(be_loop_of(be), d->credit_timer);
     d->credit_timer = 0;

@@ -22,7 +22,7 @@
 
 static bool rx_stopped(struct nb_queue *q)
 {
-    return !q->attached || q->broken || q->d->fm.hang;
+    return !q->attached || q->broken || be_fault_hung(q->d->be);
 }
 
 static unsigned data_slots(unsigned len)
@@ -89,9 +89,7 @@ static bool slots_posted(struct nb_queue *q, unsigned need, RING_IDX *rp)
 {
     if (*rp - q->rx.req_cons >= need)
         return true;
-    q->rx.sring->req_event = q->rx.req_cons + need;
-    mb();
-    *rp = __atomic_load_n(&q->rx.sring->req_prod, __ATOMIC_ACQUIRE);
+    *rp = be_ring_req_event(&q->rxr, q->rx.req_cons + need);
     if (RING_REQUEST_PROD_OVERFLOW(&q->rx, *rp)) {
         nb_queue_broken(q, "rx", *rp, q->rx.rsp_prod_pvt);
         return false;
@@ -131,6 +129,7 @@ static void respond(struct nb_queue *q, const struct nb_rxpkt *pk, bool ok)
     unsigned ndata = pk->need - has_extra(pk), k = 0;
     for (unsigned s = 0; s < pk->need; s++) {
         RING_IDX i = pk->first + s;
+        q->rx_extra[i % NB_RING_SIZE] = s == 1 && has_extra(pk);
         if (s == 1 && has_extra(pk)) {
             netif_extra_info_t e;
             memset(&e, 0, sizeof(e));
@@ -147,7 +146,6 @@ static void respond(struct nb_queue *q, const struct nb_rxpkt *pk, bool ok)
         if (k + 1 < ndata)
             rsp.flags |= NETRXF_more_data;
         rsp.status = ok ? (int16_t)(len < NB_PAGE_SIZE ? len : NB_PAGE_SIZE) : NETIF_RSP_ERROR;
-        nb_fault_corrupt_rx(q->d, &rsp);
         *RING_GET_RESPONSE(&q->rx, i) = rsp;
         k++;
     }
@@ -200,9 +198,11 @@ void nb_rx_stop(struct nb_queue *q)
 void nb_rx_run(struct nb_queue *q)
 {
     struct nb_dev *d = q->d;
-    if (rx_stopped(q))
+    if (rx_stopped(q)) {
+        nb_queue_watch(q, false); /* hung: the TAP's frames wait in the kernel */
         return;
-    RING_IDX rp = __atomic_load_n(&q->rx.sring->req_prod, __ATOMIC_ACQUIRE);
+    }
+    RING_IDX rp = be_ring_req_prod(&q->rxr);
     if (RING_REQUEST_PROD_OVERFLOW(&q->rx, rp)) {
         nb_queue_broken(q, "rx", rp, q->rx.rsp_prod_pvt);
         return;
@@ -257,7 +257,7 @@ void nb_rx_run(struct nb_queue *q)
         }
     }
     if (npk)
-        nb_push_rx(q);
+        be_ring_publish(d->be, &q->rxr, q->rx.rsp_prod_pvt);
     /* While a frame waits for buffers, the TAP is not read. */
     nb_queue_watch(q, !stalled && !q->broken);
     if (stalled && !q->broken && !q->drain_timer)

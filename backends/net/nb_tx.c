@@ -26,14 +26,12 @@ static void credit_back(void *opaque)
 
 static bool tx_stopped(struct nb_queue *q)
 {
-    return !q->attached || q->broken || q->d->fm.hang || q->d->credit_timer;
+    return !q->attached || q->broken || be_fault_hung(q->d->be) || q->d->credit_timer;
 }
 
 static void respond(struct nb_queue *q, uint16_t id, int16_t status)
 {
     netif_tx_response_t rsp = {.id = id, .status = status};
-    if (status != NETIF_RSP_NULL)
-        nb_fault_corrupt_tx(q->d, &rsp);
     *RING_GET_RESPONSE(&q->tx, q->tx.rsp_prod_pvt) = rsp;
     q->tx.rsp_prod_pvt++;
 }
@@ -153,7 +151,7 @@ static bool wait_credit(struct nb_dev *d, unsigned size)
 static unsigned tx_pass(struct nb_queue *q, bool *partial)
 {
     struct nb_dev *d = q->d;
-    RING_IDX rp = __atomic_load_n(&q->tx.sring->req_prod, __ATOMIC_ACQUIRE);
+    RING_IDX rp = be_ring_req_prod(&q->txr);
     if (RING_REQUEST_PROD_OVERFLOW(&q->tx, rp)) {
         nb_queue_broken(q, "tx", rp, q->tx.rsp_prod_pvt);
         return 0;
@@ -209,7 +207,7 @@ static unsigned tx_pass(struct nb_queue *q, bool *partial)
         respond_pkt(q, tp, st);
     }
     if (npk)
-        nb_push_tx(q);
+        be_ring_publish(d->be, &q->txr, q->tx.rsp_prod_pvt);
     return pos;
 }
 
@@ -226,9 +224,7 @@ void nb_tx_run(struct nb_queue *q)
             return;
         if (partial) {
             /* The rest of the packet is not posted: an event when it is. */
-            q->tx.sring->req_event = q->tx_seen + 1;
-            mb();
-            if (__atomic_load_n(&q->tx.sring->req_prod, __ATOMIC_ACQUIRE) == q->tx_seen)
+            if (be_ring_req_event(&q->txr, q->tx_seen + 1) == q->tx_seen)
                 return;
             continue;
         }

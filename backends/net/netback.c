@@ -44,8 +44,8 @@ static const struct be_class_ops nb_ops = {
     .publish = nb_publish,
     .connect = nb_connect,
     .disconnect = nb_disconnect,
-    .fault = nb_fault,
     .teardown = nb_teardown,
+    .corrupt = nb_corrupt,
 };
 
 int main(int argc, char **argv)

@@ -1,4 +1,4 @@
-/* blk_segs.c - grant mappings of a request's pages.
+/* bb_segs.c - grant mappings of a request's pages.
  *
  * Without persistent grants, all of a request's pages are mapped in one call
  * (read-only for a write, read-write for a read) and unmapped on completion.
@@ -7,27 +7,27 @@
  * request. A failed map fails the request, nothing else.
  */
 #define _GNU_SOURCE
-#include "blk.h"
+#include "bb.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-void *blk_pg_map(void *opaque, uint32_t gref)
+void *bb_pg_map(void *opaque, uint32_t gref)
 {
-    struct blk_queue *q = opaque;
+    struct bb_queue *q = opaque;
     struct be_dev *be = q->d->be;
     return xengnttab_map_grant_ref(be_gnttab(be), be_fe_domid(be), gref, PROT_READ | PROT_WRITE);
 }
 
-void blk_pg_unmap(void *opaque, void *page)
+void bb_pg_unmap(void *opaque, void *page)
 {
-    struct blk_queue *q = opaque;
+    struct bb_queue *q = opaque;
     xengnttab_unmap(be_gnttab(q->d->be), page, 1);
 }
 
-int blk_segs_indirect(struct blk_req *r, const char **why)
+int bb_segs_indirect(struct bb_req *r, const char **why)
 {
     struct be_dev *be = r->q->d->be;
     unsigned npages = r->p.nr_indirect_pages;
@@ -55,7 +55,7 @@ int blk_segs_indirect(struct blk_req *r, const char **why)
     return BLKIF_RSP_OKAY;
 }
 
-static int alloc_arrays(struct blk_req *r)
+static int alloc_arrays(struct bb_req *r)
 {
     unsigned n = r->p.nseg;
     if (n <= BLKIF_MAX_SEGMENTS_PER_REQUEST) {
@@ -81,12 +81,12 @@ static int alloc_arrays(struct blk_req *r)
     return -1;
 }
 
-static int map_persistent(struct blk_req *r, int prot)
+static int map_persistent(struct bb_req *r, int prot)
 {
-    struct blk_queue *q = r->q;
+    struct bb_queue *q = r->q;
     struct be_dev *be = q->d->be;
     for (unsigned i = 0; i < r->p.nseg; i++) {
-        r->pg[i] = blk_pgcache_get(q->pgc, r->segs[i].gref);
+        r->pg[i] = bb_pgcache_get(q->pgc, r->segs[i].gref);
         if (r->pg[i]) {
             r->page[i] = r->pg[i]->page;
             continue;
@@ -100,7 +100,7 @@ static int map_persistent(struct blk_req *r, int prot)
     return 0;
 }
 
-static int map_transient(struct blk_req *r, int prot)
+static int map_transient(struct bb_req *r, int prot)
 {
     struct be_dev *be = r->q->d->be;
     uint32_t refs_inline[BLKIF_MAX_SEGMENTS_PER_REQUEST];
@@ -120,27 +120,27 @@ static int map_transient(struct blk_req *r, int prot)
         return -1;
     }
     for (unsigned i = 0; i < r->p.nseg; i++)
-        r->page[i] = (char *)r->tmap + (size_t)i * BLK_PAGE_SIZE;
+        r->page[i] = (char *)r->tmap + (size_t)i * BB_PAGE_SIZE;
     return 0;
 }
 
-int blk_segs_map(struct blk_req *r)
+int bb_segs_map(struct bb_req *r)
 {
     /* A read fills the frontend's pages: they must be mapped writable. */
-    int prot = r->p.kind == BLK_READ ? PROT_READ | PROT_WRITE : PROT_READ;
+    int prot = r->p.kind == BB_READ ? PROT_READ | PROT_WRITE : PROT_READ;
     if (alloc_arrays(r) < 0)
         return -1;
     if ((r->q->pgc ? map_persistent(r, prot) : map_transient(r, prot)) < 0) {
         int e = errno;
-        blk_segs_unmap(r);
+        bb_segs_unmap(r);
         errno = e;
         return -1;
     }
     /* One iovec per run of contiguous sectors. */
     r->niov = 0;
     for (unsigned i = 0; i < r->p.nseg; i++) {
-        char *base = (char *)r->page[i] + r->segs[i].first * BLK_SECTOR_SIZE;
-        size_t len = (size_t)(r->segs[i].last - r->segs[i].first + 1) * BLK_SECTOR_SIZE;
+        char *base = (char *)r->page[i] + r->segs[i].first * BB_SECTOR_SIZE;
+        size_t len = (size_t)(r->segs[i].last - r->segs[i].first + 1) * BB_SECTOR_SIZE;
         struct iovec *prev = r->niov ? &r->iov[r->niov - 1] : NULL;
         if (prev && (char *)prev->iov_base + prev->iov_len == base) {
             prev->iov_len += len;
@@ -153,7 +153,7 @@ int blk_segs_map(struct blk_req *r)
     return 0;
 }
 
-void blk_segs_unmap(struct blk_req *r)
+void bb_segs_unmap(struct bb_req *r)
 {
     xengnttab_handle *gt = be_gnttab(r->q->d->be);
     if (r->tmap) {
@@ -162,7 +162,7 @@ void blk_segs_unmap(struct blk_req *r)
     } else if (r->page) {
         for (unsigned i = 0; i < r->p.nseg; i++) {
             if (r->pg[i])
-                blk_pgcache_put(r->q->pgc, r->pg[i]);
+                bb_pgcache_put(r->q->pgc, r->pg[i]);
             else if (r->page[i])
                 xengnttab_unmap(gt, r->page[i], 1);
             r->pg[i] = NULL;
@@ -172,10 +172,10 @@ void blk_segs_unmap(struct blk_req *r)
     r->niov = 0;
 }
 
-void blk_req_release(struct blk_req *r)
+void bb_req_release(struct bb_req *r)
 {
-    struct blk_queue *q = r->q;
-    blk_segs_unmap(r);
+    struct bb_queue *q = r->q;
+    bb_segs_unmap(r);
     if (r->page && r->page != r->page_inline) {
         free(r->page);
         free(r->pg);

@@ -1,23 +1,23 @@
-/* blk_pgrant.c - the persistent grant cache: a hash by gref and an LRU list
+/* bb_pgrant.c - the persistent grant cache: a hash by gref and an LRU list
  * of idle entries. Busy entries are off the list, so the list's tail is
  * always evictable.
  */
 #define _GNU_SOURCE
-#include "blk_pgrant.h"
+#include "bb_pgrant.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 #define NBUCKETS 1024u
 
-struct blk_pgcache {
+struct bb_pgcache {
     unsigned max, count;
     uint64_t maps;
-    blk_pg_map_fn *map;
-    blk_pg_unmap_fn *unmap;
+    bb_pg_map_fn *map;
+    bb_pg_unmap_fn *unmap;
     void *opaque;
-    struct blk_pgrant *idle_head, *idle_tail;
-    struct blk_pgrant *buckets[NBUCKETS];
+    struct bb_pgrant *idle_head, *idle_tail;
+    struct bb_pgrant *buckets[NBUCKETS];
 };
 
 static unsigned bucket(uint32_t gref)
@@ -25,10 +25,10 @@ static unsigned bucket(uint32_t gref)
     return (gref * 2654435761u) >> 22; /* top 10 bits */
 }
 
-struct blk_pgcache *blk_pgcache_new(unsigned max, blk_pg_map_fn *map, blk_pg_unmap_fn *unmap,
-                                    void *opaque)
+struct bb_pgcache *bb_pgcache_new(unsigned max, bb_pg_map_fn *map, bb_pg_unmap_fn *unmap,
+                                  void *opaque)
 {
-    struct blk_pgcache *c = calloc(1, sizeof(*c));
+    struct bb_pgcache *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
     c->max = max;
@@ -38,12 +38,12 @@ struct blk_pgcache *blk_pgcache_new(unsigned max, blk_pg_map_fn *map, blk_pg_unm
     return c;
 }
 
-void blk_pgcache_free(struct blk_pgcache *c)
+void bb_pgcache_free(struct bb_pgcache *c)
 {
     if (!c)
         return;
     for (unsigned i = 0; i < NBUCKETS; i++) {
-        for (struct blk_pgrant *pg = c->buckets[i], *next; pg; pg = next) {
+        for (struct bb_pgrant *pg = c->buckets[i], *next; pg; pg = next) {
             next = pg->hnext;
             c->unmap(c->opaque, pg->page);
             free(pg);
@@ -52,7 +52,7 @@ void blk_pgcache_free(struct blk_pgcache *c)
     free(c);
 }
 
-static void idle_unlink(struct blk_pgcache *c, struct blk_pgrant *pg)
+static void idle_unlink(struct bb_pgcache *c, struct bb_pgrant *pg)
 {
     if (pg->prev)
         pg->prev->next = pg->next;
@@ -65,7 +65,7 @@ static void idle_unlink(struct blk_pgcache *c, struct blk_pgrant *pg)
     pg->prev = pg->next = NULL;
 }
 
-static void idle_push(struct blk_pgcache *c, struct blk_pgrant *pg)
+static void idle_push(struct bb_pgcache *c, struct bb_pgrant *pg)
 {
     pg->prev = NULL;
     pg->next = c->idle_head;
@@ -76,10 +76,10 @@ static void idle_push(struct blk_pgcache *c, struct blk_pgrant *pg)
     c->idle_head = pg;
 }
 
-static void evict(struct blk_pgcache *c, struct blk_pgrant *pg)
+static void evict(struct bb_pgcache *c, struct bb_pgrant *pg)
 {
     idle_unlink(c, pg);
-    for (struct blk_pgrant **p = &c->buckets[bucket(pg->gref)]; *p; p = &(*p)->hnext) {
+    for (struct bb_pgrant **p = &c->buckets[bucket(pg->gref)]; *p; p = &(*p)->hnext) {
         if (*p == pg) {
             *p = pg->hnext;
             break;
@@ -90,10 +90,10 @@ static void evict(struct blk_pgcache *c, struct blk_pgrant *pg)
     c->count--;
 }
 
-struct blk_pgrant *blk_pgcache_get(struct blk_pgcache *c, uint32_t gref)
+struct bb_pgrant *bb_pgcache_get(struct bb_pgcache *c, uint32_t gref)
 {
     unsigned b = bucket(gref);
-    for (struct blk_pgrant *pg = c->buckets[b]; pg; pg = pg->hnext) {
+    for (struct bb_pgrant *pg = c->buckets[b]; pg; pg = pg->hnext) {
         if (pg->gref == gref) {
             if (pg->users++ == 0)
                 idle_unlink(c, pg);
@@ -107,7 +107,7 @@ struct blk_pgrant *blk_pgcache_get(struct blk_pgcache *c, uint32_t gref)
         }
         evict(c, c->idle_tail);
     }
-    struct blk_pgrant *pg = calloc(1, sizeof(*pg));
+    struct bb_pgrant *pg = calloc(1, sizeof(*pg));
     if (!pg)
         return NULL;
     pg->page = c->map(c->opaque, gref);
@@ -126,18 +126,18 @@ struct blk_pgrant *blk_pgcache_get(struct blk_pgcache *c, uint32_t gref)
     return pg;
 }
 
-void blk_pgcache_put(struct blk_pgcache *c, struct blk_pgrant *pg)
+void bb_pgcache_put(struct bb_pgcache *c, struct bb_pgrant *pg)
 {
     if (pg && --pg->users == 0)
         idle_push(c, pg);
 }
 
-unsigned blk_pgcache_count(const struct blk_pgcache *c)
+unsigned bb_pgcache_count(const struct bb_pgcache *c)
 {
     return c ? c->count : 0;
 }
 
-uint64_t blk_pgcache_maps(const struct blk_pgcache *c)
+uint64_t bb_pgcache_maps(const struct bb_pgcache *c)
 {
     return c ? c->maps : 0;
 }

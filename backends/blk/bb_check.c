@@ -1,15 +1,15 @@
-/* blk_check.c - decoding and validation of blkif requests. */
+/* bb_check.c - decoding and validation of blkif requests. */
 #define _GNU_SOURCE
-#include "blk_check.h"
+#include "bb_check.h"
 
 #include <string.h>
 
-bool blk_range_ok(uint64_t sector, uint64_t nr, uint64_t disk_sectors)
+bool bb_range_ok(uint64_t sector, uint64_t nr, uint64_t disk_sectors)
 {
     return sector <= disk_sectors && nr <= disk_sectors - sector;
 }
 
-static int decode_direct(const blkif_request_t *req, struct blk_parsed *p, unsigned min_seg,
+static int decode_direct(const blkif_request_t *req, struct bb_parsed *p, unsigned min_seg,
                          const char **why)
 {
     p->nseg = req->nr_segments;
@@ -26,8 +26,8 @@ static int decode_direct(const blkif_request_t *req, struct blk_parsed *p, unsig
     return BLKIF_RSP_OKAY;
 }
 
-static int decode_indirect(const struct blk_limits *l, const blkif_request_t *req,
-                           struct blk_parsed *p, const char **why)
+static int decode_indirect(const struct bb_limits *l, const blkif_request_t *req,
+                           struct bb_parsed *p, const char **why)
 {
     struct blkif_request_indirect ind;
     _Static_assert(sizeof(ind) <= sizeof(*req), "indirect request fits a ring slot");
@@ -41,22 +41,22 @@ static int decode_indirect(const struct blk_limits *l, const blkif_request_t *re
         *why = "indirect operation is neither read nor write";
         return BLKIF_RSP_ERROR;
     }
-    p->kind = ind.indirect_op == BLKIF_OP_READ ? BLK_READ : BLK_WRITE;
+    p->kind = ind.indirect_op == BLKIF_OP_READ ? BB_READ : BB_WRITE;
     p->indirect = true;
     p->nseg = ind.nr_segments;
     if (p->nseg == 0 || p->nseg > l->max_indirect) {
         *why = "bad number of indirect segments";
         return BLKIF_RSP_ERROR;
     }
-    p->nr_indirect_pages = (p->nseg + BLK_SEGS_PER_INDIRECT_PAGE - 1) / BLK_SEGS_PER_INDIRECT_PAGE;
+    p->nr_indirect_pages = (p->nseg + BB_SEGS_PER_INDIRECT_PAGE - 1) / BB_SEGS_PER_INDIRECT_PAGE;
     memcpy(p->indirect_grefs, ind.indirect_grefs,
            p->nr_indirect_pages * sizeof(p->indirect_grefs[0]));
     p->sector = ind.sector_number;
     return BLKIF_RSP_OKAY;
 }
 
-int blk_decode(const struct blk_limits *l, const blkif_request_t *req, struct blk_parsed *p,
-               const char **why)
+int bb_decode(const struct bb_limits *l, const blkif_request_t *req, struct bb_parsed *p,
+              const char **why)
 {
     memset(p, 0, sizeof(*p));
     p->op = req->operation;
@@ -64,26 +64,26 @@ int blk_decode(const struct blk_limits *l, const blkif_request_t *req, struct bl
     p->id = req->id;
     switch (req->operation) {
     case BLKIF_OP_READ:
-        p->kind = BLK_READ;
+        p->kind = BB_READ;
         return decode_direct(req, p, 1, why);
     case BLKIF_OP_WRITE:
-        p->kind = BLK_WRITE;
+        p->kind = BB_WRITE;
         return decode_direct(req, p, 1, why);
     case BLKIF_OP_WRITE_BARRIER:
-        p->kind = BLK_BARRIER;
+        p->kind = BB_BARRIER;
         if (l->readonly) {
             *why = "barrier on a read-only disk";
             return BLKIF_RSP_EOPNOTSUPP;
         }
         return decode_direct(req, p, 0, why);
     case BLKIF_OP_FLUSH_DISKCACHE:
-        p->kind = BLK_FLUSH;
+        p->kind = BB_FLUSH;
         return decode_direct(req, p, 0, why);
     case BLKIF_OP_DISCARD: {
         struct blkif_request_discard dr;
         _Static_assert(sizeof(dr) <= sizeof(*req), "discard request fits a ring slot");
         memcpy(&dr, req, sizeof(dr));
-        p->kind = BLK_DISCARD;
+        p->kind = BB_DISCARD;
         p->sector = dr.sector_number;
         p->nr_sectors = dr.nr_sectors;
         if (!l->discard) {
@@ -100,32 +100,32 @@ int blk_decode(const struct blk_limits *l, const blkif_request_t *req, struct bl
     }
 }
 
-int blk_check_segs(const struct blk_limits *l, struct blk_parsed *p, const struct blk_seg *segs,
-                   const char **why)
+int bb_check_segs(const struct bb_limits *l, struct bb_parsed *p, const struct bb_seg *segs,
+                  const char **why)
 {
     uint64_t n = 0;
     for (unsigned i = 0; i < p->nseg; i++) {
-        if (segs[i].last >= BLK_SECTORS_PER_PAGE || segs[i].first > segs[i].last) {
+        if (segs[i].last >= BB_SECTORS_PER_PAGE || segs[i].first > segs[i].last) {
             *why = "segment sectors outside the page (first > last or last > 7)";
             return BLKIF_RSP_ERROR;
         }
         n += segs[i].last - segs[i].first + 1u;
     }
     p->nr_sectors = n;
-    if (l->readonly && p->kind != BLK_READ && p->nseg > 0) {
+    if (l->readonly && p->kind != BB_READ && p->nseg > 0) {
         *why = "write to a read-only disk";
         return BLKIF_RSP_ERROR;
     }
-    if (!blk_range_ok(p->sector, n, l->sectors)) {
+    if (!bb_range_ok(p->sector, n, l->sectors)) {
         *why = "sectors beyond the end of the disk";
         return BLKIF_RSP_ERROR;
     }
     return BLKIF_RSP_OKAY;
 }
 
-int blk_check_discard(const struct blk_limits *l, const struct blk_parsed *p, const char **why)
+int bb_check_discard(const struct bb_limits *l, const struct bb_parsed *p, const char **why)
 {
-    if (!blk_range_ok(p->sector, p->nr_sectors, l->sectors)) {
+    if (!bb_range_ok(p->sector, p->nr_sectors, l->sectors)) {
         *why = "discard beyond the end of the disk";
         return BLKIF_RSP_ERROR;
     }

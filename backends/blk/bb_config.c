@@ -1,9 +1,9 @@
-/* blk_config.c - the toolstack's keys in the backend dir: params, mode,
+/* bb_config.c - the toolstack's keys in the backend dir: params, mode,
  * cache (USK_BE_CACHE) and discard-enable. Each bad value is an error the
  * operator can act on.
  */
 #define _GNU_SOURCE
-#include "blk.h"
+#include "bb.h"
 
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* params as libxl writes it: a path, or "<format>:<path>" for qdisk-style disks. */
-static int parse_params(struct blk_dev *d, const char *v)
+static int parse_params(struct bb_dev *d, const char *v)
 {
     const char *path = v;
     const char *colon = strchr(v, ':');
@@ -39,11 +39,11 @@ static int parse_params(struct blk_dev *d, const char *v)
     return 0;
 }
 
-int blk_config_read(struct blk_dev *d)
+int bb_config_read(struct bb_dev *d)
 {
     struct xs_handle *xs = be_xs(d->be);
     const char *dir = be_path(d->be);
-    blk_config_clear(&d->cfg);
+    bb_config_clear(&d->cfg);
 
     char *v = xsu_read(xs, XBT_NULL, dir, "params", 4095);
     if (!v) {
@@ -77,11 +77,11 @@ int blk_config_read(struct blk_dev *d)
         return -1;
     }
     if (!v || !strcmp(v, "none")) {
-        d->cfg.cache = BLK_CACHE_NONE;
+        d->cfg.cache = BB_CACHE_NONE;
     } else if (!strcmp(v, "writeback")) {
-        d->cfg.cache = BLK_CACHE_WRITEBACK;
+        d->cfg.cache = BB_CACHE_WRITEBACK;
     } else if (!strcmp(v, "volatile")) {
-        d->cfg.cache = BLK_CACHE_VOLATILE;
+        d->cfg.cache = BB_CACHE_VOLATILE;
     } else {
         be_error(d->be, EINVAL, "%s/%s '%s' is not none, writeback or volatile", dir, USK_BE_CACHE,
                  v);
@@ -99,7 +99,7 @@ int blk_config_read(struct blk_dev *d)
     return 0;
 }
 
-void blk_config_clear(struct blk_config *c)
+void bb_config_clear(struct bb_config *c)
 {
     free(c->path);
     memset(c, 0, sizeof(*c));

@@ -1,8 +1,8 @@
-/* blk_vcache.c - the volatile write cache: a chained hash of 4 KiB chunks,
+/* bb_vcache.c - the volatile write cache: a chained hash of 4 KiB chunks,
  * each with a bitmap of the sectors it holds.
  */
 #define _GNU_SOURCE
-#include "blk_vcache.h"
+#include "bb_vcache.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -20,7 +20,7 @@ struct chunk {
     unsigned char data[CHUNK_SECT * SECT];
 };
 
-struct blk_vcache {
+struct bb_vcache {
     struct chunk **buckets;
     size_t nbuckets; /* a power of two */
     size_t nchunks;
@@ -32,9 +32,9 @@ static size_t hash(uint64_t index, size_t n)
     return (size_t)((index * 0x9e3779b97f4a7c15ull) >> 17) & (n - 1);
 }
 
-struct blk_vcache *blk_vcache_new(void)
+struct bb_vcache *bb_vcache_new(void)
 {
-    struct blk_vcache *c = calloc(1, sizeof(*c));
+    struct bb_vcache *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
     c->nbuckets = 256;
@@ -46,7 +46,7 @@ struct blk_vcache *blk_vcache_new(void)
     return c;
 }
 
-void blk_vcache_free(struct blk_vcache *c)
+void bb_vcache_free(struct bb_vcache *c)
 {
     if (!c)
         return;
@@ -60,7 +60,7 @@ void blk_vcache_free(struct blk_vcache *c)
     free(c);
 }
 
-static struct chunk *find(const struct blk_vcache *c, uint64_t index)
+static struct chunk *find(const struct bb_vcache *c, uint64_t index)
 {
     for (struct chunk *ch = c->buckets[hash(index, c->nbuckets)]; ch; ch = ch->next)
         if (ch->index == index)
@@ -68,7 +68,7 @@ static struct chunk *find(const struct blk_vcache *c, uint64_t index)
     return NULL;
 }
 
-static void grow(struct blk_vcache *c)
+static void grow(struct bb_vcache *c)
 {
     size_t n = c->nbuckets * 2;
     struct chunk **b = calloc(n, sizeof(*b));
@@ -87,7 +87,7 @@ static void grow(struct blk_vcache *c)
     c->nbuckets = n;
 }
 
-static struct chunk *find_or_add(struct blk_vcache *c, uint64_t index)
+static struct chunk *find_or_add(struct bb_vcache *c, uint64_t index)
 {
     struct chunk *ch = find(c, index);
     if (ch)
@@ -105,7 +105,7 @@ static struct chunk *find_or_add(struct blk_vcache *c, uint64_t index)
     return ch;
 }
 
-static void remove_chunk(struct blk_vcache *c, struct chunk *victim)
+static void remove_chunk(struct bb_vcache *c, struct chunk *victim)
 {
     for (struct chunk **p = &c->buckets[hash(victim->index, c->nbuckets)]; *p; p = &(*p)->next) {
         if (*p == victim) {
@@ -139,7 +139,7 @@ static bool reserve_one(void *ctx, uint64_t sector, unsigned char *p)
 
 static bool store_one(void *ctx, uint64_t sector, unsigned char *p)
 {
-    struct blk_vcache *c = ctx;
+    struct bb_vcache *c = ctx;
     struct chunk *ch = find(c, sector / CHUNK_SECT);
     if (!ch) /* reserve_one made it */
         return false;
@@ -153,7 +153,7 @@ static bool store_one(void *ctx, uint64_t sector, unsigned char *p)
 }
 
 /* Chunks reserve_one created but store_one never filled (after ENOMEM). */
-static void drop_empty(struct blk_vcache *c)
+static void drop_empty(struct bb_vcache *c)
 {
     for (size_t i = 0; i < c->nbuckets; i++) {
         for (struct chunk **p = &c->buckets[i]; *p;) {
@@ -169,7 +169,7 @@ static void drop_empty(struct blk_vcache *c)
     }
 }
 
-int blk_vcache_write(struct blk_vcache *c, uint64_t sector, const struct iovec *iov, unsigned niov)
+int bb_vcache_write(struct bb_vcache *c, uint64_t sector, const struct iovec *iov, unsigned niov)
 {
     if (!walk(sector, iov, niov, reserve_one, c)) {
         drop_empty(c);
@@ -182,7 +182,7 @@ int blk_vcache_write(struct blk_vcache *c, uint64_t sector, const struct iovec *
 
 static bool overlay_one(void *ctx, uint64_t sector, unsigned char *p)
 {
-    const struct blk_vcache *c = ctx;
+    const struct bb_vcache *c = ctx;
     const struct chunk *ch = find(c, sector / CHUNK_SECT);
     unsigned bit = (unsigned)(sector % CHUNK_SECT);
     if (ch && (ch->mask & (1u << bit)))
@@ -190,14 +190,14 @@ static bool overlay_one(void *ctx, uint64_t sector, unsigned char *p)
     return true;
 }
 
-void blk_vcache_overlay(const struct blk_vcache *c, uint64_t sector, const struct iovec *iov,
-                        unsigned niov)
+void bb_vcache_overlay(const struct bb_vcache *c, uint64_t sector, const struct iovec *iov,
+                       unsigned niov)
 {
     if (c->nsectors)
         walk(sector, iov, niov, overlay_one, (void *)c);
 }
 
-void blk_vcache_drop(struct blk_vcache *c, uint64_t sector, uint64_t nr)
+void bb_vcache_drop(struct bb_vcache *c, uint64_t sector, uint64_t nr)
 {
     if (!c->nsectors || !nr)
         return;
@@ -255,7 +255,7 @@ static int pwrite_all(int fd, const unsigned char *p, size_t len, off_t off)
     return 0;
 }
 
-int blk_vcache_writeback(struct blk_vcache *c, int fd)
+int bb_vcache_writeback(struct bb_vcache *c, int fd)
 {
     for (size_t i = 0; i < c->nbuckets; i++) {
         while (c->buckets[i]) {
@@ -285,7 +285,7 @@ int blk_vcache_writeback(struct blk_vcache *c, int fd)
     return 0;
 }
 
-size_t blk_vcache_bytes(const struct blk_vcache *c)
+size_t bb_vcache_bytes(const struct bb_vcache *c)
 {
     return c->nsectors * SECT;
 }

@@ -1,11 +1,11 @@
-/* blk_connect.c - a connection: the frontend's transport keys (protocol,
+/* bb_connect.c - a connection: the frontend's transport keys (protocol,
  * queues, ring-page-order, feature-persistent), its rings, the I/O engine;
  * and the disconnect that undoes all of it.
  */
 #define _GNU_SOURCE
-#include "blk.h"
+#include "bb.h"
 
-#include "blk_io.h"
+#include "bb_io.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <xen/io/protocols.h>
 
-static const char *cache_name(enum blk_cache c)
+static const char *cache_name(enum bb_cache c)
 {
-    return c == BLK_CACHE_NONE ? "none" : c == BLK_CACHE_WRITEBACK ? "writeback" : "volatile";
+    return c == BB_CACHE_NONE ? "none" : c == BB_CACHE_WRITEBACK ? "writeback" : "volatile";
 }
 
 static int read_protocol(struct be_dev *be)
@@ -45,16 +45,16 @@ static int read_u64(struct be_dev *be, const char *key, uint64_t max, uint64_t d
     return -1;
 }
 
-static int attach_queue(struct blk_dev *d, struct blk_queue *q, const char *dir, unsigned order,
+static int attach_queue(struct bb_dev *d, struct bb_queue *q, const char *dir, unsigned order,
                         bool indexed)
 {
     struct be_dev *be = d->be;
     if (be_ring_map(be, dir, "ring-ref", 1u << order, indexed, &q->ring) < 0)
         return -1;
     blkif_sring_t *s = q->ring.sring;
-    RING_IDX rsp = __atomic_load_n(&s->rsp_prod, __ATOMIC_ACQUIRE);
-    BACK_RING_ATTACH(&q->br, s, rsp, (size_t)BLK_PAGE_SIZE << order);
-    RING_IDX req = __atomic_load_n(&s->req_prod, __ATOMIC_ACQUIRE);
+    RING_IDX rsp = be_ring_attach_at(&q->ring);
+    BACK_RING_ATTACH(&q->br, s, rsp, (size_t)BB_PAGE_SIZE << order);
+    RING_IDX req = be_ring_req_prod(&q->ring);
     if (RING_REQUEST_PROD_OVERFLOW(&q->br, req)) {
         be_error(be, EPROTO, "%s: ring indexes req_prod %u rsp_prod %u impossible on a ring of %u",
                  dir, req, rsp, RING_SIZE(&q->br));
@@ -72,21 +72,21 @@ static int attach_queue(struct blk_dev *d, struct blk_queue *q, const char *dir,
         q->free = &q->reqs[i];
     }
     if (d->persistent) {
-        q->pgc = blk_pgcache_new(BLK_MAX_PGRANTS, blk_pg_map, blk_pg_unmap, q);
+        q->pgc = bb_pgcache_new(BB_MAX_PGRANTS, bb_pg_map, bb_pg_unmap, q);
         if (!q->pgc) {
             be_error(be, ENOMEM, "out of memory for the persistent grant cache");
             return -1;
         }
     }
     q->attached = true;
-    return be_ring_bind(be, dir, "event-channel", &q->ring, blk_ring_event, q);
+    return be_ring_bind(be, dir, "event-channel", &q->ring, bb_ring_event, q);
 }
 
-static int start_io(struct blk_dev *d, unsigned depth)
+static int start_io(struct bb_dev *d, unsigned depth)
 {
     bool want_sync = d->vc || !strcmp(d->io_choice, "sync");
     if (!want_sync) {
-        d->io = blk_io_uring_new(d, depth);
+        d->io = bb_io_uring_new(d, depth);
         if (d->io)
             return 0;
         if (!strcmp(d->io_choice, "uring")) {
@@ -95,7 +95,7 @@ static int start_io(struct blk_dev *d, unsigned depth)
         }
         BE_LOG(d->be, "io_uring unavailable (%s): using preadv/pwritev", strerror(errno));
     }
-    d->io = blk_io_sync_new(d);
+    d->io = bb_io_sync_new(d);
     if (!d->io) {
         be_error(d->be, ENOMEM, "out of memory for the I/O engine");
         return -1;
@@ -103,13 +103,13 @@ static int start_io(struct blk_dev *d, unsigned depth)
     return 0;
 }
 
-int blk_connect(struct be_dev *be)
+int bb_connect(struct be_dev *be)
 {
-    struct blk_dev *d = be_priv(be);
+    struct bb_dev *d = be_priv(be);
     uint64_t nq, order, pers;
     if (read_protocol(be) < 0 ||
-        read_u64(be, "multi-queue-num-queues", BLK_MAX_QUEUES, 1, &nq) < 0 ||
-        read_u64(be, "ring-page-order", BLK_MAX_RING_ORDER, 0, &order) < 0 ||
+        read_u64(be, "multi-queue-num-queues", BB_MAX_QUEUES, 1, &nq) < 0 ||
+        read_u64(be, "ring-page-order", BB_MAX_RING_ORDER, 0, &order) < 0 ||
         read_u64(be, "feature-persistent", 1, 0, &pers) < 0)
         return -1;
     if (nq == 0) {
@@ -128,7 +128,6 @@ int blk_connect(struct be_dev *be)
     }
     d->nqueues = (unsigned)nq;
     d->done_tail = &d->done_head;
-    d->delayed_tail = &d->delayed_head;
     unsigned depth = 0;
     for (unsigned i = 0; i < d->nqueues; i++) {
         char dir[300];
@@ -147,26 +146,25 @@ int blk_connect(struct be_dev *be)
     BE_LOG(be, "connected to %s: %u queue(s) of %u page(s), persistent grants %s, io %s, cache %s",
            be_fe_path(be), d->nqueues, 1u << order, d->persistent ? "on" : "off", d->io->ops->name,
            cache_name(d->cfg.cache));
-    blk_run(d); /* requests queued before we connected */
+    bb_run(d); /* requests queued before we connected */
     return 0;
 }
 
-void blk_disconnect(struct be_dev *be)
+void bb_disconnect(struct be_dev *be)
 {
-    struct blk_dev *d = be_priv(be);
+    struct bb_dev *d = be_priv(be);
     if (d->io)
         d->io->ops->drain(d->io);
-    blk_fault_stop(d);
-    blk_drop_pending(d);
+    bb_drop_pending(d);
     be_loop_del_timer(be_loop_of(be), d->run_timer);
     d->run_timer = 0;
     unsigned pg = 0;
     uint64_t pgmaps = 0;
     for (unsigned i = 0; d->q && i < d->nqueues; i++) {
-        struct blk_queue *q = &d->q[i];
-        pg += blk_pgcache_count(q->pgc);
-        pgmaps += blk_pgcache_maps(q->pgc);
-        blk_pgcache_free(q->pgc);
+        struct bb_queue *q = &d->q[i];
+        pg += bb_pgcache_count(q->pgc);
+        pgmaps += bb_pgcache_maps(q->pgc);
+        bb_pgcache_free(q->pgc);
         be_ring_unmap(be, &q->ring);
         free(q->reqs);
     }

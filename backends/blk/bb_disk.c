@@ -1,11 +1,11 @@
-/* blk_disk.c - the backing store: a regular file or a block device.
+/* bb_disk.c - the backing store: a regular file or a block device.
  *
  * cache=none opens a second, O_DIRECT descriptor; requests whose buffers or
  * offset are not aligned for it (or that it refuses with EINVAL) go through
  * the buffered one, which the kernel keeps coherent with direct I/O.
  */
 #define _GNU_SOURCE
-#include "blk.h"
+#include "bb.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int open_bdev_geometry(struct blk_dev *d, struct blk_disk *k)
+static int open_bdev_geometry(struct bb_dev *d, struct bb_disk *k)
 {
     uint64_t bytes;
     int lbs = 512, pbs = 512;
@@ -27,7 +27,7 @@ static int open_bdev_geometry(struct blk_dev *d, struct blk_disk *k)
     }
     ioctl(k->fd, BLKSSZGET, &lbs);
     ioctl(k->fd, BLKPBSZGET, &pbs);
-    k->sectors = bytes / BLK_SECTOR_SIZE;
+    k->sectors = bytes / BB_SECTOR_SIZE;
     k->dio_align = lbs > 0 ? (unsigned)lbs : 512;
     k->phys_sector_size = pbs >= 512 && pbs <= 65536 ? (unsigned)pbs : 512;
     k->can_discard = true; /* BLKDISCARD says EOPNOTSUPP if not */
@@ -35,9 +35,9 @@ static int open_bdev_geometry(struct blk_dev *d, struct blk_disk *k)
     return 0;
 }
 
-int blk_disk_open(struct blk_dev *d)
+int bb_disk_open(struct bb_dev *d)
 {
-    struct blk_disk *k = &d->disk;
+    struct bb_disk *k = &d->disk;
     const char *path = d->cfg.path;
     memset(k, 0, sizeof(*k));
     k->fd = k->fd_direct = -1;
@@ -62,9 +62,9 @@ int blk_disk_open(struct blk_dev *d)
         if (open_bdev_geometry(d, k) < 0)
             return -1;
     } else {
-        k->sectors = (uint64_t)st.st_size / BLK_SECTOR_SIZE;
-        k->dio_align = BLK_SECTOR_SIZE;
-        k->phys_sector_size = BLK_SECTOR_SIZE;
+        k->sectors = (uint64_t)st.st_size / BB_SECTOR_SIZE;
+        k->dio_align = BB_SECTOR_SIZE;
+        k->phys_sector_size = BB_SECTOR_SIZE;
         k->can_discard = true; /* FALLOC_FL_PUNCH_HOLE says EOPNOTSUPP if not */
         k->discard_granularity = st.st_blksize > 0 ? (unsigned)st.st_blksize : 4096;
     }
@@ -72,7 +72,7 @@ int blk_disk_open(struct blk_dev *d)
         be_error(d->be, EINVAL, "params: %s is smaller than one sector", path);
         return -1;
     }
-    if (d->cfg.cache == BLK_CACHE_NONE) {
+    if (d->cfg.cache == BB_CACHE_NONE) {
         k->fd_direct = open(path, flags | O_DIRECT);
         if (k->fd_direct < 0)
             BE_LOG(d->be,
@@ -83,7 +83,7 @@ int blk_disk_open(struct blk_dev *d)
     return 0;
 }
 
-void blk_disk_close(struct blk_disk *k)
+void bb_disk_close(struct bb_disk *k)
 {
     if (k->fd_direct >= 0)
         close(k->fd_direct);
@@ -92,11 +92,11 @@ void blk_disk_close(struct blk_disk *k)
     k->fd = k->fd_direct = -1;
 }
 
-int blk_disk_discard(struct blk_disk *k, uint64_t sector, uint64_t nr)
+int bb_disk_discard(struct bb_disk *k, uint64_t sector, uint64_t nr)
 {
     if (!nr)
         return 0;
-    uint64_t off = sector * BLK_SECTOR_SIZE, len = nr * BLK_SECTOR_SIZE;
+    uint64_t off = sector * BB_SECTOR_SIZE, len = nr * BB_SECTOR_SIZE;
     int r;
     if (k->is_bdev) {
         uint64_t range[2] = {off, len};
@@ -107,15 +107,15 @@ int blk_disk_discard(struct blk_disk *k, uint64_t sector, uint64_t nr)
     return r < 0 ? -errno : 0;
 }
 
-int blk_disk_rw(int fd, bool write, const struct iovec *iov, unsigned niov, uint64_t off,
-                size_t done, size_t total)
+int bb_disk_rw(int fd, bool write, const struct iovec *iov, unsigned niov, uint64_t off,
+               size_t done, size_t total)
 {
-    struct iovec v[BLK_MAX_INDIRECT_SEGS];
+    struct iovec v[BB_MAX_INDIRECT_SEGS];
     while (done < total) {
         /* The iovecs from byte done on. */
         unsigned n = 0;
         size_t skip = done;
-        for (unsigned i = 0; i < niov && n < BLK_MAX_INDIRECT_SEGS; i++) {
+        for (unsigned i = 0; i < niov && n < BB_MAX_INDIRECT_SEGS; i++) {
             if (skip >= iov[i].iov_len) {
                 skip -= iov[i].iov_len;
                 continue;

@@ -1,8 +1,8 @@
-/* blk_vcache_test - the volatile write cache (blk_vcache.c): held writes
+/* bb_vcache_test - the volatile write cache (bb_vcache.c): held writes
  * are what reads see, nothing reaches the file before a writeback, a
  * writeback writes exactly the held sectors, a discard forgets them. */
 #define _GNU_SOURCE
-#include "blk_vcache.h"
+#include "bb_vcache.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -38,7 +38,7 @@ static unsigned char sector_byte(int fd, uint64_t sector)
 
 int main(void)
 {
-    struct blk_vcache *c = blk_vcache_new();
+    struct bb_vcache *c = bb_vcache_new();
     CHECK(c != NULL);
     int fd = tmpfile_of(64);
     CHECK(fd >= 0);
@@ -48,15 +48,15 @@ int main(void)
     fill(a, sizeof(a), 0xA1);
     fill(b, sizeof(b), 0xB2);
     struct iovec iov[2] = {{a, sizeof(a)}, {b, sizeof(b)}};
-    CHECK_EQ(blk_vcache_write(c, 6, iov, 2), 0); /* sectors 6..10 */
-    CHECK_EQ(blk_vcache_bytes(c), 5 * S);
+    CHECK_EQ(bb_vcache_write(c, 6, iov, 2), 0); /* sectors 6..10 */
+    CHECK_EQ(bb_vcache_bytes(c), 5 * S);
     CHECK_EQ(sector_byte(fd, 6), 0); /* nothing reached the file */
 
     /* A read of 4..11 sees held sectors over the file's zeros. */
     unsigned char r[8 * S];
     fill(r, sizeof(r), 0);
     struct iovec riov = {r, sizeof(r)};
-    blk_vcache_overlay(c, 4, &riov, 1);
+    bb_vcache_overlay(c, 4, &riov, 1);
     CHECK_EQ(r[0], 0);            /* sector 4 */
     CHECK_EQ(r[2 * S], 0xA1);     /* sector 6 */
     CHECK_EQ(r[5 * S], 0xB2);     /* sector 9 */
@@ -67,21 +67,21 @@ int main(void)
     unsigned char n[S];
     fill(n, sizeof(n), 0xC3);
     struct iovec niov = {n, sizeof(n)};
-    CHECK_EQ(blk_vcache_write(c, 7, &niov, 1), 0);
-    CHECK_EQ(blk_vcache_bytes(c), 5 * S);
-    blk_vcache_overlay(c, 4, &riov, 1);
+    CHECK_EQ(bb_vcache_write(c, 7, &niov, 1), 0);
+    CHECK_EQ(bb_vcache_bytes(c), 5 * S);
+    bb_vcache_overlay(c, 4, &riov, 1);
     CHECK_EQ(r[3 * S], 0xC3);
 
     /* A discard of 9..100 forgets 9 and 10 only. */
-    blk_vcache_drop(c, 9, 92);
-    CHECK_EQ(blk_vcache_bytes(c), 3 * S);
+    bb_vcache_drop(c, 9, 92);
+    CHECK_EQ(bb_vcache_bytes(c), 3 * S);
     /* A huge discard range takes the scan path. */
-    blk_vcache_drop(c, 8, UINT64_MAX / 2);
-    CHECK_EQ(blk_vcache_bytes(c), 2 * S);
+    bb_vcache_drop(c, 8, UINT64_MAX / 2);
+    CHECK_EQ(bb_vcache_bytes(c), 2 * S);
 
     /* Writeback: exactly sectors 6 and 7 reach the file; the cache is empty. */
-    CHECK_EQ(blk_vcache_writeback(c, fd), 0);
-    CHECK_EQ(blk_vcache_bytes(c), 0);
+    CHECK_EQ(bb_vcache_writeback(c, fd), 0);
+    CHECK_EQ(bb_vcache_bytes(c), 0);
     CHECK_EQ(sector_byte(fd, 5), 0);
     CHECK_EQ(sector_byte(fd, 6), 0xA1);
     CHECK_EQ(sector_byte(fd, 7), 0xC3);
@@ -93,17 +93,17 @@ int main(void)
         unsigned char v[S];
         fill(v, S, (unsigned char)(s % 251));
         struct iovec viov = {v, S};
-        CHECK_EQ(blk_vcache_write(c, s * 8, &viov, 1), 0);
+        CHECK_EQ(bb_vcache_write(c, s * 8, &viov, 1), 0);
     }
-    CHECK_EQ(blk_vcache_bytes(c), 1334 * S);
+    CHECK_EQ(bb_vcache_bytes(c), 1334 * S);
     unsigned char one[S];
     struct iovec oiov = {one, S};
     fill(one, S, 0);
-    blk_vcache_overlay(c, 2997 * 8, &oiov, 1);
+    bb_vcache_overlay(c, 2997 * 8, &oiov, 1);
     CHECK_EQ(one[100], 2997 % 251);
 
-    blk_vcache_free(c);
-    blk_vcache_free(NULL);
+    bb_vcache_free(c);
+    bb_vcache_free(NULL);
     close(fd);
-    return check_done("blk_vcache_test");
+    return check_done("bb_vcache_test");
 }

@@ -1,14 +1,14 @@
-/* blk_check_test - blkif request decoding and validation (blk_check.c):
+/* bb_check_test - blkif request decoding and validation (bb_check.c):
  * every rule that keeps a request inside the disk and its pages. */
 #define _GNU_SOURCE
-#include "blk_check.h"
+#include "bb_check.h"
 #include "check.h"
 
 #include <stdint.h>
 #include <string.h>
 
-static const struct blk_limits L = {
-    .sectors = 2048, .readonly = false, .discard = true, .max_indirect = BLK_MAX_INDIRECT_SEGS};
+static const struct bb_limits L = {
+    .sectors = 2048, .readonly = false, .discard = true, .max_indirect = BB_MAX_INDIRECT_SEGS};
 
 static blkif_request_t rw(uint8_t op, uint64_t sector, unsigned nseg)
 {
@@ -27,24 +27,24 @@ static blkif_request_t rw(uint8_t op, uint64_t sector, unsigned nseg)
 }
 
 /* Decode then check segments: the status a request gets. */
-static int status_of(const struct blk_limits *l, const blkif_request_t *req, struct blk_parsed *p)
+static int status_of(const struct bb_limits *l, const blkif_request_t *req, struct bb_parsed *p)
 {
     const char *why = NULL;
-    int st = blk_decode(l, req, p, &why);
+    int st = bb_decode(l, req, p, &why);
     if (st != BLKIF_RSP_OKAY) {
         CHECK(why != NULL);
         return st;
     }
-    if (p->kind == BLK_DISCARD)
-        return blk_check_discard(l, p, &why);
+    if (p->kind == BB_DISCARD)
+        return bb_check_discard(l, p, &why);
     if (p->indirect)
         return st; /* segments come from the indirect pages */
-    return blk_check_segs(l, p, p->direct, &why);
+    return bb_check_segs(l, p, p->direct, &why);
 }
 
 static void test_rw(void)
 {
-    struct blk_parsed p;
+    struct bb_parsed p;
     blkif_request_t r = rw(BLKIF_OP_READ, 0, 11);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_OKAY);
     CHECK_EQ(p.nr_sectors, 88);
@@ -82,7 +82,7 @@ static void test_rw(void)
 
 static void test_ops(void)
 {
-    struct blk_parsed p;
+    struct bb_parsed p;
     blkif_request_t r = rw(99, 0, 1);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_EOPNOTSUPP);
     CHECK_EQ(p.rsp_op, 99);
@@ -91,20 +91,20 @@ static void test_ops(void)
 
     r = rw(BLKIF_OP_FLUSH_DISKCACHE, 0, 0);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_OKAY);
-    CHECK_EQ(p.kind, BLK_FLUSH);
+    CHECK_EQ(p.kind, BB_FLUSH);
     r = rw(BLKIF_OP_WRITE_BARRIER, 0, 0);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_OKAY);
-    CHECK_EQ(p.kind, BLK_BARRIER);
+    CHECK_EQ(p.kind, BB_BARRIER);
     r = rw(BLKIF_OP_WRITE_BARRIER, 0, 12);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_ERROR);
 }
 
 static void test_readonly(void)
 {
-    struct blk_limits ro = L;
+    struct bb_limits ro = L;
     ro.readonly = true;
     ro.discard = false;
-    struct blk_parsed p;
+    struct bb_parsed p;
     blkif_request_t r = rw(BLKIF_OP_WRITE, 0, 1);
     CHECK_EQ(status_of(&ro, &r, &p), BLKIF_RSP_ERROR);
     r = rw(BLKIF_OP_READ, 0, 1);
@@ -133,7 +133,7 @@ static blkif_request_t discard(uint64_t sector, uint64_t n)
 
 static void test_discard(void)
 {
-    struct blk_parsed p;
+    struct bb_parsed p;
     blkif_request_t r = discard(0, 2048);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_OKAY);
     CHECK_EQ(p.nr_sectors, 2048);
@@ -141,7 +141,7 @@ static void test_discard(void)
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_ERROR);
     r = discard(10, UINT64_MAX - 5);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_ERROR);
-    struct blk_limits nod = L;
+    struct bb_limits nod = L;
     nod.discard = false;
     r = discard(0, 8);
     CHECK_EQ(status_of(&nod, &r, &p), BLKIF_RSP_EOPNOTSUPP);
@@ -164,7 +164,7 @@ static blkif_request_t indirect(uint8_t op, unsigned nseg)
 
 static void test_indirect(void)
 {
-    struct blk_parsed p;
+    struct bb_parsed p;
     blkif_request_t r = indirect(BLKIF_OP_WRITE, 256);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_OKAY);
     CHECK(p.indirect);
@@ -178,7 +178,7 @@ static void test_indirect(void)
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_ERROR);
     r = indirect(BLKIF_OP_FLUSH_DISKCACHE, 8);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_ERROR);
-    struct blk_limits noind = L;
+    struct bb_limits noind = L;
     noind.max_indirect = 0;
     r = indirect(BLKIF_OP_READ, 8);
     CHECK_EQ(status_of(&noind, &r, &p), BLKIF_RSP_EOPNOTSUPP);
@@ -186,23 +186,23 @@ static void test_indirect(void)
     /* Segments from an indirect page are checked like direct ones. */
     r = indirect(BLKIF_OP_READ, 3);
     CHECK_EQ(status_of(&L, &r, &p), BLKIF_RSP_OKAY);
-    struct blk_seg segs[3] = {{1, 0, 7}, {2, 0, 7}, {3, 2, 9}};
+    struct bb_seg segs[3] = {{1, 0, 7}, {2, 0, 7}, {3, 2, 9}};
     const char *why;
-    CHECK_EQ(blk_check_segs(&L, &p, segs, &why), BLKIF_RSP_ERROR);
+    CHECK_EQ(bb_check_segs(&L, &p, segs, &why), BLKIF_RSP_ERROR);
     segs[2].last = 4;
-    CHECK_EQ(blk_check_segs(&L, &p, segs, &why), BLKIF_RSP_OKAY);
+    CHECK_EQ(bb_check_segs(&L, &p, segs, &why), BLKIF_RSP_OKAY);
     CHECK_EQ(p.nr_sectors, 19);
 }
 
 static void test_range(void)
 {
-    CHECK(blk_range_ok(0, 0, 0));
-    CHECK(blk_range_ok(10, 0, 10));
-    CHECK(!blk_range_ok(11, 0, 10));
-    CHECK(blk_range_ok(0, 10, 10));
-    CHECK(!blk_range_ok(1, 10, 10));
-    CHECK(!blk_range_ok(UINT64_MAX, 2, UINT64_MAX));
-    CHECK(blk_range_ok(UINT64_MAX - 1, 1, UINT64_MAX));
+    CHECK(bb_range_ok(0, 0, 0));
+    CHECK(bb_range_ok(10, 0, 10));
+    CHECK(!bb_range_ok(11, 0, 10));
+    CHECK(bb_range_ok(0, 10, 10));
+    CHECK(!bb_range_ok(1, 10, 10));
+    CHECK(!bb_range_ok(UINT64_MAX, 2, UINT64_MAX));
+    CHECK(bb_range_ok(UINT64_MAX - 1, 1, UINT64_MAX));
 }
 
 int main(void)
@@ -213,5 +213,5 @@ int main(void)
     test_discard();
     test_indirect();
     test_range();
-    return check_done("blk_check_test");
+    return check_done("bb_check_test");
 }

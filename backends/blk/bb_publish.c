@@ -1,9 +1,9 @@
-/* blk_publish.c - what blkback offers (blkif.h "Backend XenBus Nodes"),
+/* bb_publish.c - what blkback offers (blkif.h "Backend XenBus Nodes"),
  * written before each InitWait: features, transport limits and the device's
  * properties.
  */
 #define _GNU_SOURCE
-#include "blk.h"
+#include "bb.h"
 
 #include "xs_util.h"
 
@@ -15,10 +15,10 @@ struct kv {
     uint64_t val;
 };
 
-int blk_publish(struct be_dev *be, xs_transaction_t t)
+int bb_publish(struct be_dev *be, xs_transaction_t t)
 {
-    struct blk_dev *d = be_priv(be);
-    struct blk_disk *k = &d->disk;
+    struct bb_dev *d = be_priv(be);
+    struct bb_disk *k = &d->disk;
     bool rw = !d->cfg.readonly;
     bool discard = rw && d->cfg.discard_enable && k->can_discard;
     const struct kv kvs[] = {
@@ -29,11 +29,11 @@ int blk_publish(struct be_dev *be, xs_transaction_t t)
         {"discard-alignment", 0},
         {"discard-secure", 0},
         {"feature-persistent", 1},
-        {"feature-max-indirect-segments", BLK_MAX_INDIRECT_SEGS},
-        {"max-ring-page-order", BLK_MAX_RING_ORDER},
-        {"multi-queue-max-queues", BLK_MAX_QUEUES},
+        {"feature-max-indirect-segments", BB_MAX_INDIRECT_SEGS},
+        {"max-ring-page-order", BB_MAX_RING_ORDER},
+        {"multi-queue-max-queues", BB_MAX_QUEUES},
         {"sectors", k->sectors},
-        {"sector-size", BLK_SECTOR_SIZE},
+        {"sector-size", BB_SECTOR_SIZE},
         {"physical-sector-size", k->phys_sector_size},
         {"info", d->cfg.readonly ? VDISK_READONLY : 0},
     };
@@ -49,6 +49,6 @@ int blk_publish(struct be_dev *be, xs_transaction_t t)
     d->lim.sectors = k->sectors;
     d->lim.readonly = d->cfg.readonly;
     d->lim.discard = discard;
-    d->lim.max_indirect = BLK_MAX_INDIRECT_SEGS;
+    d->lim.max_indirect = BB_MAX_INDIRECT_SEGS;
     return 0;
 }

@@ -1,33 +1,33 @@
-/* blk_vcache.h - the "volatile" write cache: acknowledged writes held in the
+/* bb_vcache.h - the "volatile" write cache: acknowledged writes held in the
  * backend's own memory until a flush writes them to the backing file, so the
  * device behaves like a disk with a volatile write cache (what was not
  * flushed is lost when the process dies). Reads overlay held data on what
  * the file returns. Granularity: 512-byte sectors, held in 4 KiB chunks.
  */
-#ifndef BLK_VCACHE_H
-#define BLK_VCACHE_H
+#ifndef BB_VCACHE_H
+#define BB_VCACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
-struct blk_vcache;
+struct bb_vcache;
 
-struct blk_vcache *blk_vcache_new(void);
-void blk_vcache_free(struct blk_vcache *c);
+struct bb_vcache *bb_vcache_new(void);
+void bb_vcache_free(struct bb_vcache *c);
 
 /* Hold the data of iov (a multiple of 512 bytes) for sectors from sector on.
  * 0, or -1 with errno ENOMEM (nothing changed then). */
-int blk_vcache_write(struct blk_vcache *c, uint64_t sector, const struct iovec *iov, unsigned niov);
+int bb_vcache_write(struct bb_vcache *c, uint64_t sector, const struct iovec *iov, unsigned niov);
 /* Copy held sectors over iov, which holds what the file has from sector on. */
-void blk_vcache_overlay(const struct blk_vcache *c, uint64_t sector, const struct iovec *iov,
-                        unsigned niov);
+void bb_vcache_overlay(const struct bb_vcache *c, uint64_t sector, const struct iovec *iov,
+                       unsigned niov);
 /* Forget held data of nr sectors from sector (a discard). */
-void blk_vcache_drop(struct blk_vcache *c, uint64_t sector, uint64_t nr);
+void bb_vcache_drop(struct bb_vcache *c, uint64_t sector, uint64_t nr);
 /* Write every held sector to fd (pwrite), then forget them. The caller
  * flushes fd. 0, or -1 with errno (what was not written is still held). */
-int blk_vcache_writeback(struct blk_vcache *c, int fd);
+int bb_vcache_writeback(struct bb_vcache *c, int fd);
 /* Bytes of data held. */
-size_t blk_vcache_bytes(const struct blk_vcache *c);
+size_t bb_vcache_bytes(const struct bb_vcache *c);
 
 #endif

@@ -1,10 +1,10 @@
-/* blk_io_uring.c - the io_uring engine: one SQE per request (readv, writev
+/* bb_io_uring.c - the io_uring engine: one SQE per request (readv, writev
  * or fdatasync), completions signalled on an eventfd in the event loop.
  * The ring has room for every request the frontend's rings can hold, so a
  * submission never waits. A short transfer is finished synchronously.
  */
 #define _GNU_SOURCE
-#include "blk_io.h"
+#include "bb_io.h"
 
 #include <errno.h>
 #include <liburing.h>
@@ -14,33 +14,33 @@
 #include <unistd.h>
 
 struct uring_io {
-    struct blk_io io;
+    struct bb_io io;
     struct io_uring ring;
     bool ring_ok;
     int efd;
-    unsigned inflight;        /* submitted to the kernel or queued in the SQ */
-    struct blk_req *deferred; /* no SQE: failed at the next kick */
+    unsigned inflight;       /* submitted to the kernel or queued in the SQ */
+    struct bb_req *deferred; /* no SQE: failed at the next kick */
 };
 
 /* A short transfer is finished here, synchronously. */
-static void complete(struct blk_req *r, int res)
+static void complete(struct bb_req *r, int res)
 {
-    if (res >= 0 && r->io_op != BLK_IO_FLUSH) {
+    if (res >= 0 && r->io_op != BB_IO_FLUSH) {
         size_t got = (size_t)res;
         res = got >= r->bytes ? 0
-                              : blk_disk_rw(r->io_fd, r->io_op == BLK_IO_WRITE, r->iov, r->niov,
-                                            r->io_off, got, r->bytes);
+                              : bb_disk_rw(r->io_fd, r->io_op == BB_IO_WRITE, r->iov, r->niov,
+                                           r->io_off, got, r->bytes);
     } else if (res > 0) {
         res = 0;
     }
-    blk_io_done(r, res);
+    bb_io_done(r, res);
 }
 
 static void reap(struct uring_io *u)
 {
     struct io_uring_cqe *cqe;
     while (io_uring_peek_cqe(&u->ring, &cqe) == 0 && cqe) {
-        struct blk_req *r = io_uring_cqe_get_data(cqe);
+        struct bb_req *r = io_uring_cqe_get_data(cqe);
         int res = cqe->res;
         io_uring_cqe_seen(&u->ring, cqe);
         u->inflight--;
@@ -48,8 +48,7 @@ static void reap(struct uring_io *u)
     }
 }
 
-static void uring_submit(struct blk_io *io, struct blk_req *r, enum blk_io_op op, int fd,
-                         uint64_t off)
+static void uring_submit(struct bb_io *io, struct bb_req *r, enum bb_io_op op, int fd, uint64_t off)
 {
     struct uring_io *u = (struct uring_io *)io;
     r->io_op = op;
@@ -66,13 +65,13 @@ static void uring_submit(struct blk_io *io, struct blk_req *r, enum blk_io_op op
         return;
     }
     switch (op) {
-    case BLK_IO_READ:
+    case BB_IO_READ:
         io_uring_prep_readv(sqe, fd, r->iov, r->niov, off);
         break;
-    case BLK_IO_WRITE:
+    case BB_IO_WRITE:
         io_uring_prep_writev(sqe, fd, r->iov, r->niov, off);
         break;
-    case BLK_IO_FLUSH:
+    case BB_IO_FLUSH:
         io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
         break;
     }
@@ -80,25 +79,25 @@ static void uring_submit(struct blk_io *io, struct blk_req *r, enum blk_io_op op
     u->inflight++;
 }
 
-static void uring_kick(struct blk_io *io)
+static void uring_kick(struct bb_io *io)
 {
     struct uring_io *u = (struct uring_io *)io;
     int n = io_uring_submit(&u->ring);
     if (n < 0 && n != -EBUSY && n != -EAGAIN)
         BE_LOG_RL(io->d->be, "io_uring_submit: %s", strerror(-n));
     while (u->deferred) {
-        struct blk_req *r = u->deferred;
+        struct bb_req *r = u->deferred;
         u->deferred = r->next;
         r->next = NULL;
         /* Out of SQEs, which the sizing rules out: run it here instead. */
-        int res = r->io_op == BLK_IO_FLUSH ? (fdatasync(r->io_fd) < 0 ? -errno : 0)
-                                           : blk_disk_rw(r->io_fd, r->io_op == BLK_IO_WRITE, r->iov,
-                                                         r->niov, r->io_off, 0, r->bytes);
-        blk_io_done(r, res);
+        int res = r->io_op == BB_IO_FLUSH ? (fdatasync(r->io_fd) < 0 ? -errno : 0)
+                                          : bb_disk_rw(r->io_fd, r->io_op == BB_IO_WRITE, r->iov,
+                                                       r->niov, r->io_off, 0, r->bytes);
+        bb_io_done(r, res);
     }
 }
 
-static void uring_drain(struct blk_io *io)
+static void uring_drain(struct bb_io *io)
 {
     struct uring_io *u = (struct uring_io *)io;
     uring_kick(io);
@@ -124,10 +123,10 @@ static void on_eventfd(void *opaque, int fd, uint32_t events)
     if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
         BE_LOG_RL(u->io.d->be, "reading the io_uring eventfd: %s", strerror(errno));
     reap(u);
-    blk_run(u->io.d);
+    bb_run(u->io.d);
 }
 
-static void uring_free(struct blk_io *io)
+static void uring_free(struct bb_io *io)
 {
     struct uring_io *u = (struct uring_io *)io;
     if (!u)
@@ -141,7 +140,7 @@ static void uring_free(struct blk_io *io)
     free(u);
 }
 
-static const struct blk_io_ops uring_ops = {
+static const struct bb_io_ops uring_ops = {
     .name = "io_uring",
     .submit = uring_submit,
     .kick = uring_kick,
@@ -149,7 +148,7 @@ static const struct blk_io_ops uring_ops = {
     .free = uring_free,
 };
 
-struct blk_io *blk_io_uring_new(struct blk_dev *d, unsigned depth)
+struct bb_io *bb_io_uring_new(struct bb_dev *d, unsigned depth)
 {
     struct uring_io *u = calloc(1, sizeof(*u));
     if (!u)

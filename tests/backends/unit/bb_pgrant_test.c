@@ -1,9 +1,9 @@
-/* blk_pgrant_test - the persistent grant cache (blk_pgrant.c): a gref is
+/* bb_pgrant_test - the persistent grant cache (bb_pgrant.c): a gref is
  * mapped once and reused, the bound holds, the least recently used idle
  * mapping is the one dropped, busy mappings are never dropped, map failures
  * reach the caller, and everything is unmapped at the end. */
 #define _GNU_SOURCE
-#include "blk_pgrant.h"
+#include "bb_pgrant.h"
 #include "check.h"
 
 #include <errno.h>
@@ -35,56 +35,56 @@ static void fake_unmap(void *opaque, void *page)
 
 int main(void)
 {
-    struct blk_pgcache *c = blk_pgcache_new(3, fake_map, fake_unmap, NULL);
+    struct bb_pgcache *c = bb_pgcache_new(3, fake_map, fake_unmap, NULL);
     CHECK(c != NULL);
 
-    struct blk_pgrant *a = blk_pgcache_get(c, 10);
+    struct bb_pgrant *a = bb_pgcache_get(c, 10);
     CHECK(a && *(uint32_t *)a->page == 10);
-    struct blk_pgrant *a2 = blk_pgcache_get(c, 10);
+    struct bb_pgrant *a2 = bb_pgcache_get(c, 10);
     CHECK(a2 == a);
     CHECK_EQ(maps, 1);
     CHECK_EQ(a->users, 2);
-    blk_pgcache_put(c, a);
-    blk_pgcache_put(c, a2);
+    bb_pgcache_put(c, a);
+    bb_pgcache_put(c, a2);
 
-    struct blk_pgrant *b = blk_pgcache_get(c, 11);
-    struct blk_pgrant *d = blk_pgcache_get(c, 12);
+    struct bb_pgrant *b = bb_pgcache_get(c, 11);
+    struct bb_pgrant *d = bb_pgcache_get(c, 12);
     CHECK(b && d);
-    blk_pgcache_put(c, b);
-    blk_pgcache_put(c, d);
-    CHECK_EQ(blk_pgcache_count(c), 3);
+    bb_pgcache_put(c, b);
+    bb_pgcache_put(c, d);
+    CHECK_EQ(bb_pgcache_count(c), 3);
 
     /* Full: 10 is the least recently used idle entry, so 13 replaces it. */
-    struct blk_pgrant *e = blk_pgcache_get(c, 13);
+    struct bb_pgrant *e = bb_pgcache_get(c, 13);
     CHECK(e != NULL);
     CHECK_EQ(unmaps, 1);
-    CHECK_EQ(blk_pgcache_count(c), 3);
-    blk_pgcache_put(c, e);
+    CHECK_EQ(bb_pgcache_count(c), 3);
+    bb_pgcache_put(c, e);
     /* 11 still cached: no new map. */
     int before = maps;
-    struct blk_pgrant *b2 = blk_pgcache_get(c, 11);
+    struct bb_pgrant *b2 = bb_pgcache_get(c, 11);
     CHECK(b2 == b);
     CHECK_EQ(maps, before);
 
     /* All busy: ENOSPC, nothing dropped. */
-    struct blk_pgrant *d2 = blk_pgcache_get(c, 12);
-    struct blk_pgrant *e2 = blk_pgcache_get(c, 13);
+    struct bb_pgrant *d2 = bb_pgcache_get(c, 12);
+    struct bb_pgrant *e2 = bb_pgcache_get(c, 13);
     errno = 0;
-    CHECK(blk_pgcache_get(c, 14) == NULL);
+    CHECK(bb_pgcache_get(c, 14) == NULL);
     CHECK_EQ(errno, ENOSPC);
-    CHECK_EQ(blk_pgcache_count(c), 3);
-    blk_pgcache_put(c, b2);
-    blk_pgcache_put(c, d2);
-    blk_pgcache_put(c, e2);
+    CHECK_EQ(bb_pgcache_count(c), 3);
+    bb_pgcache_put(c, b2);
+    bb_pgcache_put(c, d2);
+    bb_pgcache_put(c, e2);
 
     /* A failed map reaches the caller with its errno and leaves the cache as it was. */
     errno = 0;
-    CHECK(blk_pgcache_get(c, 666) == NULL);
+    CHECK(bb_pgcache_get(c, 666) == NULL);
     CHECK_EQ(errno, EFAULT);
 
-    CHECK_EQ(blk_pgcache_maps(c), 4);
-    blk_pgcache_free(c);
+    CHECK_EQ(bb_pgcache_maps(c), 4);
+    bb_pgcache_free(c);
     CHECK_EQ(maps, unmaps);
-    blk_pgcache_free(NULL);
-    return check_done("blk_pgrant_test");
+    bb_pgcache_free(NULL);
+    return check_done("bb_pgrant_test");
 }

@@ -1,32 +1,33 @@
-/* blk_ring.c - one queue's shared ring: taking requests off it, writing
- * responses onto it. Everything read from the ring is copied first; the
+/* bb_ring.c - one queue's shared ring: taking requests off it, writing
+ * responses into it; the core publishes them (be_ring_publish, where the
+ * fault layer sits). Everything read from the ring is copied first; the
  * frontend's producer index is range-checked before any slot is touched.
  */
 #define _GNU_SOURCE
-#include "blk.h"
+#include "bb.h"
 
 #include <errno.h>
 
-void blk_ring_event(struct be_dev *be, struct be_ring *r, void *opaque)
+void bb_ring_event(struct be_dev *be, struct be_ring *r, void *opaque)
 {
     (void)be;
     (void)r;
-    struct blk_queue *q = opaque;
-    blk_run(q->d);
+    struct bb_queue *q = opaque;
+    bb_run(q->d);
 }
 
-static bool stopped(struct blk_queue *q)
+static bool stopped(struct bb_queue *q)
 {
-    return q->broken || q->d->fm.hang || q->d->barrier;
+    return q->broken || be_fault_hung(q->d->be) || q->d->barrier;
 }
 
-bool blk_ring_consume(struct blk_queue *q)
+bool bb_ring_consume(struct bb_queue *q)
 {
     bool any = false;
     if (!q->attached)
         return false;
     while (!stopped(q)) {
-        RING_IDX rp = __atomic_load_n(&q->br.sring->req_prod, __ATOMIC_ACQUIRE);
+        RING_IDX rp = be_ring_req_prod(&q->ring);
         if (RING_REQUEST_PROD_OVERFLOW(&q->br, rp)) {
             q->broken = true;
             be_fail(q->d->be, EPROTO,
@@ -37,14 +38,14 @@ bool blk_ring_consume(struct blk_queue *q)
         }
         while (q->br.req_cons != rp && !stopped(q) && q->free &&
                !RING_REQUEST_CONS_OVERFLOW(&q->br, q->br.req_cons)) {
-            struct blk_req *r = q->free;
+            struct bb_req *r = q->free;
             q->free = r->next;
             r->next = NULL;
             blkif_request_t req;
             RING_COPY_REQUEST(&q->br, q->br.req_cons, &req);
             q->br.req_cons++;
             any = true;
-            blk_dispatch(r, &req);
+            bb_dispatch(r, &req);
         }
         if (stopped(q))
             break;
@@ -56,26 +57,22 @@ bool blk_ring_consume(struct blk_queue *q)
     return any;
 }
 
-void blk_ring_respond(struct blk_req *r)
+void bb_ring_respond(struct bb_req *r)
 {
-    struct blk_queue *q = r->q;
+    struct bb_queue *q = r->q;
     if (q->attached && !q->broken) {
         blkif_response_t rsp = {.id = r->p.id, .operation = r->p.rsp_op, .status = r->status};
-        blk_fault_response(q->d, &rsp);
         *RING_GET_RESPONSE(&q->br, q->br.rsp_prod_pvt) = rsp;
         q->br.rsp_prod_pvt++;
         q->push = true;
     }
-    blk_req_release(r);
+    bb_req_release(r);
 }
 
-void blk_ring_push(struct blk_queue *q)
+void bb_ring_push(struct bb_queue *q)
 {
     if (!q->push)
         return;
     q->push = false;
-    int notify;
-    RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&q->br, notify);
-    if (notify)
-        be_ring_notify(q->d->be, &q->ring);
+    be_ring_publish(q->d->be, &q->ring, q->br.rsp_prod_pvt);
 }
