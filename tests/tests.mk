@@ -20,11 +20,11 @@ $(TBIN)/snd/sndgen: $(OBJ)/$(SND)/sndgen.o $(OBJ)/$(SND)/framecode.o $(OBJ)/$(SN
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
 
-SNDCHECK_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(SND)/sndcheck.c $(SND)/sndin.c $(SND)/sndref.c \
-                   $(SND)/sndreport.c $(SND)/framecode.c $(SND)/wav.c)
+SNDCHECK_OBJS := $(patsubst %.c,$(OBJ)/%.o,$(SND)/sndcheck.c $(SND)/sndcount.c $(SND)/sndin.c \
+                   $(SND)/sndref.c $(SND)/sndreport.c $(SND)/framecode.c $(SND)/wav.c)
 $(TBIN)/snd/sndcheck: $(SNDCHECK_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lm
 
-ALL_TARGETS += $(TBIN)/snd/sndgen
+ALL_TARGETS += $(TBIN)/snd/sndgen $(TBIN)/snd/sndcheck
 ALL_TARGETS += $(if $(wildcard /usr/include/alsa/pcm_ioplug.h),$(SND_PLUGIN))
