@@ -52,6 +52,33 @@ int frame_is_zero(const unsigned char *p, unsigned bytes)
     return 1;
 }
 
+/* The stream's rate against CLOCK_MONOTONIC, from when the plugin saw each
+ * tick. A tick is never seen before it falls, but it is seen late when the
+ * application was away; so the slope is taken between the first and last
+ * ticks seen within 1 ms of the least lag. 0 when there is too little. */
+static double measured_rate(const struct sndin_stream *s)
+{
+    double min_lag = 1e18, period_ns = (double)s->period * 1e9 / s->rate;
+    const struct sndin_chunk *a = NULL, *z = NULL;
+    for (size_t i = 0; i < s->nchunks; i++) {
+        const struct sndin_chunk *c = &s->chunks[i];
+        double lag = (double)c->t_seen_ns - (double)c->t_ns - period_ns;
+        if (lag < min_lag)
+            min_lag = lag;
+    }
+    for (size_t i = 0; i < s->nchunks; i++) {
+        const struct sndin_chunk *c = &s->chunks[i];
+        if ((double)c->t_seen_ns - (double)c->t_ns - period_ns <= min_lag + 1e6) {
+            if (!a)
+                a = c;
+            z = c;
+        }
+    }
+    if (!a || z->t_seen_ns - a->t_seen_ns < 100000000u)
+        return 0;
+    return (double)(z->pos - a->pos) * 1e9 / (double)(z->t_seen_ns - a->t_seen_ns);
+}
+
 /* One line per stream of a recording, and its underruns. */
 static void report_stream(const struct sndin *in, size_t si, struct check_tally *t)
 {
@@ -80,8 +107,9 @@ static void report_stream(const struct sndin *in, size_t si, struct check_tally 
         rep_u64("periods", n);
         rep_f("clock_s", clock_s);
         rep_f("wall_s", seen_s + (double)s->period / s->rate);
-        if (n >= 2 && seen_s > 0)
-            rep_f("rate_measured", (double)(z->pos - a->pos) / seen_s);
+        double rate = measured_rate(s);
+        if (rate > 0)
+            rep_f("rate_measured", rate);
         rep_f("t_start_s", (double)a->t_ns / 1e9);
         rep_u64("xruns", s->xruns);
         rep_u64("pauses", s->pauses);
@@ -116,7 +144,21 @@ static void report_stream(const struct sndin *in, size_t si, struct check_tally 
         tail += s->chunks[ci].fill;
     if (s->chunks[last_full].fill) /* no full period at all */
         tail += s->chunks[last_full].fill;
-    if (tail) {
+    if (s->xruns && !s->capture) {
+        /* A stream that ended in an xrun ran dry: that is an underrun, with its
+         * tail (none if the last data filled the last period exactly). */
+        double ms = (double)tail * 1000.0 / s->rate;
+        rep_begin("underrun");
+        rep_u64("stream", si);
+        rep_u64("pos", s->chunks[last_full].pos + s->period);
+        rep_u64("frames", tail);
+        rep_f("ms", ms);
+        rep_s("xrun", "yes");
+        rep_end();
+        t->underruns++, t->underrun_frames += tail;
+        if (ms > t->max_underrun_ms)
+            t->max_underrun_ms = ms;
+    } else if (tail) {
         rep_begin("tail");
         rep_u64("stream", si);
         rep_u64("frames", tail);

@@ -499,7 +499,8 @@ SND_PCM_PLUGIN_DEFINE_FUNC(usclock)
     u->io.private_data = u;
     u->io.poll_fd = u->tfd;
     u->io.poll_events = POLLIN;
-    u->io.flags = SND_PCM_IOPLUG_FLAG_MONOTONIC | SND_PCM_IOPLUG_FLAG_BOUNDARY_WA;
+    /* Not FLAG_MONOTONIC: aplay compares status timestamps with gettimeofday. */
+    u->io.flags = SND_PCM_IOPLUG_FLAG_BOUNDARY_WA;
     err = snd_pcm_ioplug_create(&u->io, name, stream, mode);
     if (err < 0)
         goto fail;
