@@ -27,4 +27,9 @@ $(TBIN)/snd/sndcheck: $(SNDCHECK_OBJS)
 	$(CC) $(LDFLAGS) $^ -o $@ -lm
 
 ALL_TARGETS += $(TBIN)/snd/sndgen $(TBIN)/snd/sndcheck
-ALL_TARGETS += $(if $(wildcard /usr/include/alsa/pcm_ioplug.h),$(SND_PLUGIN))
+# sndplay: an ALSA client making the calls the players do not (pause, writen, poll).
+$(TBIN)/snd/sndplay: $(OBJ)/$(SND)/sndplay.o $(OBJ)/$(SND)/framecode.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lasound
+
+ALL_TARGETS += $(if $(wildcard /usr/include/alsa/pcm_ioplug.h),$(SND_PLUGIN) $(TBIN)/snd/sndplay)

@@ -7,7 +7,9 @@
  * period. Ticks are processed when ALSA asks for the pointer (every write,
  * read, avail and poll wakeup does), always before new data is transferred,
  * so a late caller sees exactly what a DMA engine would have: the periods the
- * clock consumed while it was away, short ones where data ran out.
+ * clock consumed while it was away, short ones where data ran out. Between
+ * ticks the timerfd is also armed to fire at once when the application can
+ * move avail_min frames, so that the fd polls as a sound card's does.
  *
  * Playback: transfers are copied into the plugin's own ring of buffer_size
  * frames; each tick takes up to one period from it and appends it to the
@@ -201,19 +203,6 @@ static void tick(struct usclock *u, uint64_t now)
     }
 }
 
-/* Process every tick that has fallen since the last call; re-arm for the next. */
-static void advance(struct usclock *u)
-{
-    if (!u->running)
-        return;
-    clear_tfd(u);
-    uint64_t now = now_ns();
-    while (u->running && u->t0 + tick_ns(u, u->ticks + 1) <= now)
-        tick(u, now);
-    if (u->running)
-        arm_at(u, u->t0 + tick_ns(u, u->ticks + 1));
-}
-
 static snd_pcm_uframes_t avail_now(struct usclock *u)
 {
     int64_t a;
@@ -224,6 +213,32 @@ static snd_pcm_uframes_t avail_now(struct usclock *u)
     return a > 0 ? (snd_pcm_uframes_t)a : 0;
 }
 
+/* The poll fd is ready when the application can move avail_min frames, as a
+ * sound card's is: at once if there is room (or data) now, else at the next
+ * tick. Not while draining: nothing more can be written, and ioplug polls
+ * until the ring is empty, which only ticks change. */
+static void rearm(struct usclock *u)
+{
+    if (!u->running)
+        return;
+    if (u->io.state != SND_PCM_STATE_DRAINING && avail_now(u) >= u->avail_min)
+        arm_at(u, 0);
+    else
+        arm_at(u, u->t0 + tick_ns(u, u->ticks + 1));
+}
+
+/* Process every tick that has fallen since the last call; re-arm. */
+static void advance(struct usclock *u)
+{
+    if (!u->running)
+        return;
+    clear_tfd(u);
+    uint64_t now = now_ns();
+    while (u->running && u->t0 + tick_ns(u, u->ticks + 1) <= now)
+        tick(u, now);
+    rearm(u);
+}
+
 static int uc_start(snd_pcm_ioplug_t *io)
 {
     struct usclock *u = io->private_data;
@@ -232,7 +247,7 @@ static int uc_start(snd_pcm_ioplug_t *io)
     u->running = 1;
     u->xrun = 0;
     clear_tfd(u);
-    arm_at(u, u->t0 + tick_ns(u, 1));
+    rearm(u);
     record_event(u, USCK_EV_START);
     return 0;
 }
@@ -277,6 +292,8 @@ static snd_pcm_sframes_t uc_transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel
         u->appl += n;
         done += n;
     }
+    clear_tfd(u);
+    rearm(u);
     return (snd_pcm_sframes_t)size;
 }
 
@@ -370,7 +387,7 @@ static int uc_pause(snd_pcm_ioplug_t *io, int enable)
     } else {
         u->t0 += now_ns() - u->paused_at;
         u->running = 1;
-        arm_at(u, u->t0 + tick_ns(u, u->ticks + 1));
+        rearm(u);
         record_event(u, USCK_EV_RESUME);
     }
     return 0;
