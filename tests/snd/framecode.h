@@ -17,7 +17,10 @@
  * wraps every 512 frames (2^17 at 24 or 32 bits), so a decoder resolves the
  * whole frame number from the side bits: the 32 frames of block b = n >> 5
  * carry the 32 bits of b, one per frame, so any run of 63 frames or more holds
- * a complete block and names its frame numbers exactly. An all-zero sample is
+ * a complete block and names its frame numbers exactly; a loss or repeat of
+ * a multiple of the modulus (a whole 512- or 1024-frame period) shows as a
+ * block naming other numbers than the one before it: its length is exact, its
+ * place known to within a block. An all-zero sample is
  * never a valid word (the checks see to that): zero is silence.
  */
 #ifndef SND_FRAMECODE_H

@@ -16,6 +16,7 @@ struct run {
     uint64_t count, t_first, t_last;
     uint32_t low0, last_low, mod;
     int resolved, inconsistent;
+    int approx_start; /* split where blocks disagreed: placed to within 32 frames */
     uint64_t n0;
     uint32_t acc; /* side bits of the block being collected */
     int acc_bits;
@@ -83,25 +84,53 @@ static void note_span(struct state *st, const char *kind, size_t stream, size_t 
     st->open.t_last = t;
 }
 
-/* Collect side bits: positions 0..31 of a block in a row give the block number. */
-static void side_bit(struct run *r, uint32_t low, unsigned side)
+/* Collect side bits: positions 0..31 of a block in a row give the block
+ * number. Returns 1 when a block names other frame numbers than the run's
+ * earlier blocks did: frames were lost or repeated in a multiple of the low
+ * counter's modulus (a period of 512 or 1024 frames, say), which the low
+ * counter alone cannot see. */
+static int side_bit(struct run *r, uint32_t low, unsigned side)
 {
     unsigned p = low & 31;
     if (p == 0)
         r->acc = 0, r->acc_bits = 0;
     if (r->acc_bits != (int)p)
-        return; /* the run began inside this block */
+        return 0; /* the run began inside this block */
     r->acc |= (uint32_t)side << p;
     if (++r->acc_bits < 32)
-        return;
-    uint64_t n_here = (uint64_t)r->acc * 32 + 31, n0 = n_here - (r->count - 1);
-    if (n_here < r->count - 1 || n0 % r->mod != r->low0)
-        r->inconsistent = 1;
-    else if (!r->resolved)
-        r->resolved = 1, r->n0 = n0;
-    else if (r->n0 != n0)
-        r->inconsistent = 1;
+        return 0;
     r->acc_bits = 0;
+    int64_t n0 = (int64_t)r->acc * 32 + 31 - (int64_t)(r->count - 1);
+    if (r->resolved)
+        return n0 != (int64_t)r->n0;
+    if (n0 < 0 || (uint64_t)n0 % r->mod != r->low0)
+        r->inconsistent = 1;
+    else
+        r->resolved = 1, r->n0 = (uint64_t)n0;
+    return 0;
+}
+
+/* Split the run before the block that named other numbers: the jump lies in
+ * the 32 frames of that block or just before it, so the new run's start, and
+ * the gap or repeat reported there, is placed to within a block; its length
+ * in frames is exact. */
+static int split_run(struct state *st, struct run *r, uint64_t ft, unsigned rate)
+{
+    struct run nr = *r;
+    uint64_t keep = r->count - 32, block_ns = 32ull * 1000000000u / rate;
+    r->count = keep;
+    r->last_low = (r->low0 + (uint32_t)(keep - 1)) % r->mod;
+    r->t_last = ft > block_ns ? ft - block_ns : 0;
+    if (push_run(st, r) < 0)
+        return -1;
+    nr.low0 = (r->low0 + (uint32_t)keep) % r->mod;
+    nr.count = 32;
+    nr.resolved = nr.inconsistent = 0;
+    nr.n0 = 0;
+    nr.t_first = r->t_last + 1000000000u / rate;
+    nr.approx_start = 1;
+    *r = nr;
+    return 0;
 }
 
 /* One frame: 0 silence, 1 good, -1 corrupt; *chan_err when channels are out of order. */
@@ -198,6 +227,8 @@ static void report_runs(const struct sndin *in, struct state *st, struct check_t
             const struct run *p = &st->runs[i - 1];
             int64_t delta = (int64_t)(r->n0 - expected);
             double hole_ms = ((double)r->t_first - (double)p->t_last) / 1e6 - 1000.0 / s->rate;
+            if (hole_ms > -0.001 && hole_ms < 0.001)
+                hole_ms = 0; /* frame times are whole ns */
             if (delta > 0) {
                 t->gaps++, t->missing += (uint64_t)delta;
                 if (hole_ms > t->max_gap_ms)
@@ -220,6 +251,8 @@ static void report_runs(const struct sndin *in, struct state *st, struct check_t
             }
             rep_u64("stream", r->stream);
             rep_s("exact", r->resolved ? "yes" : "no");
+            if (r->approx_start)
+                rep_s("where", "within-32-frames");
             rep_end();
         }
         rep_begin("run");
@@ -312,7 +345,8 @@ int count_check(const struct sndin *in, struct check_tally *t)
                 r.count++;
                 r.last_low = low;
                 r.t_last = ft;
-                side_bit(&r, low, side);
+                if (side_bit(&r, low, side) && split_run(&st, &r, ft, s->rate) < 0)
+                    return -1;
                 if (ce)
                     note_span(&st, "channel-order", si, st.nruns, r.count - 1, ft, got);
             }
