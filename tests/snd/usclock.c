@@ -198,7 +198,7 @@ static void tick(struct usclock *u, uint64_t now)
     if (u->io.state == SND_PCM_STATE_RUNNING && avail >= (int64_t)u->stop_threshold) {
         u->xrun = 1;
         u->running = 0;
-        disarm(u);
+        arm_at(u, 0); /* a poller wakes to POLLERR, as on a card */
         record_event(u, USCK_EV_XRUN);
     }
 }
@@ -403,9 +403,10 @@ static int uc_poll_revents(snd_pcm_ioplug_t *io, struct pollfd *pfd, unsigned in
         return 0;
     clear_tfd(u);
     advance(u);
-    if (u->xrun)
+    if (u->xrun) {
         *revents = POLLERR;
-    else if (avail_now(u) >= u->avail_min || io->state == SND_PCM_STATE_DRAINING)
+        arm_at(u, 0); /* it stays until the stream is prepared again */
+    } else if (avail_now(u) >= u->avail_min || io->state == SND_PCM_STATE_DRAINING)
         *revents = io->stream == SND_PCM_STREAM_PLAYBACK ? POLLOUT : POLLIN;
     return 0;
 }
