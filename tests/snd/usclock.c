@@ -21,7 +21,7 @@
  * an overrun shows as a gap; or silence; or a raw file) into the ring.
  *
  * Configuration: usclock_conf.h. Not done: rewind/forward (the ring does not
- * follow a moved application pointer) and mmap access.
+ * follow a moved application pointer).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -448,12 +448,16 @@ static const snd_pcm_ioplug_callback_t usclock_ops = {
 
 static int set_constraints(snd_pcm_ioplug_t *io)
 {
-    static const unsigned int access[] = {SND_PCM_ACCESS_RW_INTERLEAVED,
-                                          SND_PCM_ACCESS_RW_NONINTERLEAVED};
+    /* mmap access too: ioplug gives the application a buffer of its own and
+     * hands each commit to uc_transfer; alsa-lib's rate, route and plug
+     * plugins need it of their slave. */
+    static const unsigned int access[] = {
+        SND_PCM_ACCESS_RW_INTERLEAVED, SND_PCM_ACCESS_RW_NONINTERLEAVED,
+        SND_PCM_ACCESS_MMAP_INTERLEAVED, SND_PCM_ACCESS_MMAP_NONINTERLEAVED};
     static const unsigned int formats[] = {SND_PCM_FORMAT_S16_LE, SND_PCM_FORMAT_S24_LE,
                                            SND_PCM_FORMAT_S32_LE};
     int err;
-    if ((err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 2, access)) < 0 ||
+    if ((err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 4, access)) < 0 ||
         (err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT, 3, formats)) < 0 ||
         (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, 1,
                                                USCLOCK_MAX_CHANNELS)) < 0 ||
