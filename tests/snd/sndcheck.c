@@ -15,7 +15,8 @@
  * For every stream of a recording: its underruns (periods the clock ran with
  * no data; the stream's final short periods are its tail, not underruns),
  * xruns, and its rate measured from the timestamps. Output: one line per
- * finding, text or (--json) JSON lines, ending with a summary.
+ * finding, text or (--json) JSON lines, ending with a summary. A last
+ * record cut short (its writer was killed) is reported and skipped.
  *
  * Exit status: 0 clean; 1 a content error (repeat, channel order, corrupt
  * frames, wrong format, frames differing from or not in the reference);
@@ -290,6 +291,11 @@ int main(int argc, char **argv)
     if (sndin_load(argv[optind], &o.raw, &in, err, sizeof(err)) < 0) {
         fprintf(stderr, "sndcheck: %s\n", err);
         return 2;
+    }
+    if (in.truncated) {
+        rep_begin("truncated");
+        rep_u64("bytes", in.truncated);
+        rep_end();
     }
     for (size_t si = 0; si < in.nstreams; si++) {
         if (si)

@@ -92,14 +92,17 @@ static int load_usck(struct sndin *in, char *err, size_t errlen)
     while (off < in->len) {
         struct usck_rec r;
         if (in->len - off < sizeof(r)) {
-            snprintf(err, errlen, "truncated record header at byte %zu", off);
-            return -1;
+            in->truncated = in->len - off; /* a writer killed mid-record */
+            break;
         }
         memcpy(&r, in->buf + off, sizeof(r));
-        if (r.magic != USCK_MAGIC || r.len > in->len - off - sizeof(r)) {
-            snprintf(err, errlen, "bad record at byte %zu (magic 0x%08x, length %u)", off, r.magic,
-                     r.len);
+        if (r.magic != USCK_MAGIC) {
+            snprintf(err, errlen, "bad record at byte %zu (magic 0x%08x)", off, r.magic);
             return -1;
+        }
+        if (r.len > in->len - off - sizeof(r)) {
+            in->truncated = in->len - off;
+            break;
         }
         size_t data = off + sizeof(r);
         if (r.type == USCK_STREAM) {
@@ -160,8 +163,11 @@ int sndin_load(const char *path, const struct sndin_raw *raw, struct sndin *in, 
         rc = load_usck(in, err, errlen);
     } else if (in->len >= 4 && !memcmp(in->buf, "RIFF", 4)) {
         struct wav_info w;
-        rc = wav_parse(in->buf, in->len, &w, err, errlen);
-        if (rc == 0)
+        char why[200];
+        rc = wav_parse(in->buf, in->len, &w, why, sizeof(why));
+        if (rc < 0)
+            snprintf(err, errlen, "%s: %s", path, why);
+        else
             rc = load_flat(in, w.fmt, w.channels, w.rate, w.data_off, w.data_len, err, errlen);
     } else if (raw && raw->given) {
         rc = load_flat(in, raw->fmt, raw->channels, raw->rate, 0, in->len, err, errlen);

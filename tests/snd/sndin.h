@@ -31,7 +31,8 @@ struct sndin_stream {
 struct sndin {
     unsigned char *buf;
     size_t len;
-    int timed; /* a clocked-PCM recording; else times come from frame positions */
+    int timed;        /* a clocked-PCM recording; else times come from frame positions */
+    size_t truncated; /* bytes of a last record cut short (its writer died), skipped */
     struct sndin_stream *streams;
     size_t nstreams;
 };
