@@ -1,0 +1,205 @@
+/* sndref.c - sndcheck for content that carries no counter (mp3 through
+ * mpg123, speech from espeak-ng): the long silences, and a comparison of the
+ * frames played with a reference decode of the same source, which finds
+ * frames missing from the recording, frames the reference does not have, and
+ * frames that differ. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sndcheck.h"
+#include "sndreport.h"
+
+#define MATCH_WINDOW 32 /* frames that must agree to resynchronise */
+#define SEARCH_S     10 /* how far ahead to look, in seconds */
+
+struct flat {
+    unsigned char *p;
+    size_t frames;
+    unsigned fb;
+};
+
+static void report_silences(const struct sndin *in, const struct check_opts *o,
+                            struct check_tally *t)
+{
+    for (size_t si = 0; si < in->nstreams; si++) {
+        const struct sndin_stream *s = &in->streams[si];
+        unsigned fb = sndin_frame_bytes(s);
+        uint64_t idx = 0, start = 0, len = 0, t_start = 0;
+        for (size_t ci = 0; ci <= s->nchunks; ci++) {
+            const struct sndin_chunk *c = ci < s->nchunks ? &s->chunks[ci] : NULL;
+            for (uint64_t i = 0; c ? i < c->frames : i < 1; i++, idx++) {
+                int zero = c && frame_is_zero(in->buf + c->off + i * fb, fb);
+                if (zero) {
+                    if (!len)
+                        start = idx, t_start = frame_time(in, s, c, i);
+                    len++;
+                    t->silence++;
+                    continue;
+                }
+                if (len && len * 1000.0 / s->rate >= o->silence_ms) {
+                    rep_begin("silence");
+                    rep_u64("stream", si);
+                    rep_u64("at", start);
+                    rep_u64("frames", len);
+                    rep_f("ms", len * 1000.0 / s->rate);
+                    rep_f("t_ms", (double)(t_start - frame_time(in, s, &s->chunks[0], 0)) / 1e6);
+                    rep_end();
+                }
+                len = 0;
+            }
+        }
+    }
+}
+
+/* The recording's frames, all streams in a row (they must share a layout). */
+static int flatten(const struct sndin *in, struct flat *f)
+{
+    const struct sndin_stream *s0 = &in->streams[0];
+    size_t total = 0;
+    f->fb = sndin_frame_bytes(s0);
+    for (size_t si = 0; si < in->nstreams; si++) {
+        const struct sndin_stream *s = &in->streams[si];
+        if (s->fmt != s0->fmt || s->channels != s0->channels)
+            return -1;
+        for (size_t ci = 0; ci < s->nchunks; ci++)
+            total += s->chunks[ci].frames;
+    }
+    f->p = malloc(total * f->fb + 1);
+    if (!f->p)
+        return -1;
+    f->frames = 0;
+    for (size_t si = 0; si < in->nstreams; si++)
+        for (size_t ci = 0; ci < in->streams[si].nchunks; ci++) {
+            const struct sndin_chunk *c = &in->streams[si].chunks[ci];
+            memcpy(f->p + f->frames * f->fb, in->buf + c->off, (size_t)c->frames * f->fb);
+            f->frames += c->frames;
+        }
+    return 0;
+}
+
+static void trim_silence(const struct flat *f, size_t *lo, size_t *hi)
+{
+    *lo = 0, *hi = f->frames;
+    while (*lo < *hi && frame_is_zero(f->p + *lo * f->fb, f->fb))
+        (*lo)++;
+    while (*hi > *lo && frame_is_zero(f->p + (*hi - 1) * f->fb, f->fb))
+        (*hi)--;
+}
+
+/* The first k in [from, limit) where hay[k..k+W) equals pat[0..W); or SIZE_MAX. */
+static size_t find(const struct flat *hay, size_t from, size_t limit, const unsigned char *pat)
+{
+    size_t w = (size_t)MATCH_WINDOW * hay->fb;
+    if (limit + MATCH_WINDOW > hay->frames)
+        limit = hay->frames >= MATCH_WINDOW ? hay->frames - MATCH_WINDOW + 1 : 0;
+    for (size_t k = from; k < limit; k++)
+        if (!memcmp(hay->p + k * hay->fb, pat, w))
+            return k;
+    return SIZE_MAX;
+}
+
+static void report_diff(const char *kind, size_t rec_at, size_t ref_at, size_t frames,
+                        unsigned rate)
+{
+    rep_begin(kind);
+    rep_u64("rec_at", rec_at);
+    rep_u64("ref_at", ref_at);
+    rep_u64("frames", frames);
+    rep_f("ms", frames * 1000.0 / rate);
+    rep_end();
+}
+
+static int compare_ref(const struct sndin *in, const struct check_opts *o, struct check_tally *t)
+{
+    const struct sndin_stream *s0 = &in->streams[0];
+    struct sndin_raw raw = {1, s0->fmt, s0->channels, s0->rate};
+    struct sndin refin;
+    struct flat rec = {0}, ref = {0};
+    char err[256];
+    size_t i, j, ilo, ihi, jlo, jhi, bad_at = 0, bad = 0;
+
+    if (sndin_load(o->ref, &raw, &refin, err, sizeof(err)) < 0) {
+        fprintf(stderr, "sndcheck: reference %s\n", err);
+        return -1;
+    }
+    const struct sndin_stream *r0 = &refin.streams[0];
+    if (r0->fmt != s0->fmt || r0->channels != s0->channels || flatten(&refin, &ref) < 0 ||
+        flatten(in, &rec) < 0) {
+        rep_begin("ref-format");
+        rep_s("recording", snd_fmt_name(s0->fmt));
+        rep_u64("recording_channels", s0->channels);
+        rep_s("reference", snd_fmt_name(r0->fmt));
+        rep_u64("reference_channels", r0->channels);
+        rep_end();
+        t->format_errors++;
+        goto out;
+    }
+    trim_silence(&rec, &ilo, &ihi);
+    trim_silence(&ref, &jlo, &jhi);
+    rec.frames = ihi, ref.frames = jhi;
+    size_t search = (size_t)SEARCH_S * s0->rate;
+    for (i = ilo, j = jlo; i < ihi && j < jhi;) {
+        unsigned char *a = rec.p + i * rec.fb, *b = ref.p + j * ref.fb;
+        if (!memcmp(a, b, rec.fb)) {
+            if (bad)
+                report_diff("ref-differ", bad_at, j - bad, bad, s0->rate), bad = 0;
+            t->ref_matched++, i++, j++;
+            continue;
+        }
+        /* Resynchronise on the nearer of: frames missing here, or frames extra here. */
+        size_t k1 = i + MATCH_WINDOW <= ihi ? find(&ref, j + 1, j + search, a) : SIZE_MAX;
+        size_t k2 = j + MATCH_WINDOW <= jhi ? find(&rec, i + 1, i + search, b) : SIZE_MAX;
+        if (k1 != SIZE_MAX || k2 != SIZE_MAX) {
+            if (bad)
+                report_diff("ref-differ", bad_at, j - bad, bad, s0->rate), bad = 0;
+            if (k1 != SIZE_MAX && (k2 == SIZE_MAX || k1 - j <= k2 - i)) {
+                report_diff("ref-missing", i, j, k1 - j, s0->rate);
+                t->gaps++, t->missing += k1 - j;
+                j = k1;
+            } else {
+                report_diff("ref-extra", i, j, k2 - i, s0->rate);
+                t->ref_extra += k2 - i;
+                i = k2;
+            }
+            continue;
+        }
+        if (!bad)
+            bad_at = i;
+        bad++, t->ref_mismatched++, i++, j++;
+    }
+    if (bad)
+        report_diff("ref-differ", bad_at, j - bad, bad, s0->rate);
+    if (i < ihi) {
+        report_diff("ref-extra", i, j, ihi - i, s0->rate);
+        t->ref_extra += ihi - i;
+    }
+    if (j < jhi) {
+        report_diff("ref-missing", i, j, jhi - j, s0->rate);
+        t->gaps++, t->missing += jhi - j;
+    }
+    rep_begin("reference");
+    rep_u64("ref_frames", jhi - jlo);
+    rep_u64("rec_frames", ihi - ilo);
+    rep_u64("matched", t->ref_matched);
+    rep_u64("differ", t->ref_mismatched);
+    rep_u64("extra", t->ref_extra);
+    rep_u64("lead_silence_rec", ilo);
+    rep_u64("lead_silence_ref", jlo);
+    rep_end();
+out:
+    free(rec.p);
+    free(ref.p);
+    sndin_free(&refin);
+    return 0;
+}
+
+int timing_check(const struct sndin *in, const struct check_opts *o, struct check_tally *t)
+{
+    for (size_t si = 0; si < in->nstreams; si++)
+        for (size_t ci = 0; ci < in->streams[si].nchunks; ci++)
+            t->frames += in->streams[si].chunks[ci].frames;
+    report_silences(in, o, t);
+    return o->ref ? compare_ref(in, o, t) : 0;
+}
