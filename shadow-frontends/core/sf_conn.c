@@ -60,6 +60,11 @@ static void state_changed(struct sfc *c)
 
 /* ---- faults, failure, the end of a recovery ---- */
 
+static bool oldest_of(const struct sfc *c, uint64_t *since)
+{
+    return c->ops->oldest && c->ops->oldest(c->cls, since);
+}
+
 static void teardown(struct sfc *c)
 {
     c->ops->teardown(c->cls, &c->x);
@@ -75,8 +80,9 @@ void sfc_fail(struct sfc *c, const char *why)
 {
     sfr_fail(&c->rec);
     teardown(c);
-    char what[256] = "";
-    c->ops->fail(c->cls, what, sizeof(what));
+    char what[256] = "the device stays down";
+    if (c->ops->fail)
+        c->ops->fail(c->cls, what, sizeof(what));
     set_fe_state(c, XenbusStateClosed);
     publish(c, USK_FE_STATE, "%s", USK_STATE_FAILED);
     sfc_log(c, SF_LOG_ERR, "FAILED: %s; %s", why, what);
@@ -93,10 +99,11 @@ void sfc_fault(struct sfc *c, enum sf_kind kind, const char *fmt, ...)
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
     uint64_t now = sf_now_ms(), evidence = c->last_alive, oldest = 0;
-    if (c->ops->oldest(c->cls, &oldest) && oldest > evidence)
+    if (oldest_of(c, &oldest) && oldest > evidence)
         evidence = oldest;
-    char held[256] = "";
-    c->ops->isolate(c->cls, held, sizeof(held));
+    char held[256] = "nothing held";
+    if (c->ops->isolate)
+        c->ops->isolate(c->cls, held, sizeof(held));
     teardown(c);
     set_fe_state(c, XenbusStateClosed);
     bool report = sfr_detect(&c->rec, kind, detail, now, evidence);
@@ -204,8 +211,7 @@ static void drive_handshake(struct sfc *c, uint64_t now)
             set_fe_state(c, c->ops->setup_state);
         } else if (st == XenbusStateClosed) {
             set_fe_state(c, XenbusStateInitialising); /* ask it back to InitWait */
-        } else if (st == XenbusStateConnected && c->rec.state == SF_CONNECTING &&
-                   !c->asked_close) {
+        } else if (st == XenbusStateConnected && c->rec.state == SF_CONNECTING && !c->asked_close) {
             sfc_log(c, SF_LOG_INFO, "backend %s is still Connected to an earlier frontend; closing",
                     c->x.be);
             set_fe_state(c, XenbusStateClosed);
@@ -268,8 +274,8 @@ static void on_generation(struct sfc *c)
     sfc_log(c, SF_LOG_INFO, "generation %" PRIu64 ": backend is now %s (domain %u)", g, c->x.be,
             c->x.be_id);
     if (c->phase == SFC_UP)
-        sfc_fault(c, SF_BACKEND_RESTARTED, "rewired by the toolstack to %s (generation %" PRIu64 ")",
-                  c->x.be, g);
+        sfc_fault(c, SF_BACKEND_RESTARTED,
+                  "rewired by the toolstack to %s (generation %" PRIu64 ")", c->x.be, g);
     else if (c->phase == SFC_SETUP)
         teardown(c);
     if (c->rec.state != SF_FAILED) {
@@ -323,7 +329,7 @@ int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms)
     if (c->phase != SFC_UP)
         return (int)DOWN_TICK_MS;
     uint64_t oldest;
-    if (!c->ops->oldest(c->cls, &oldest))
+    if (!oldest_of(c, &oldest))
         return (int)idle_ms;
     uint64_t due = oldest + c->cfg.deadline_ms;
     uint64_t left = due > now ? due - now : 0;
@@ -335,7 +341,7 @@ int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms)
 bool sfc_overdue(const struct sfc *c, uint64_t now, uint64_t *age)
 {
     uint64_t oldest;
-    if (c->phase != SFC_UP || !c->ops->oldest(c->cls, &oldest) || now - oldest < c->cfg.deadline_ms)
+    if (c->phase != SFC_UP || !oldest_of(c, &oldest) || now - oldest < c->cfg.deadline_ms)
         return false;
     *age = now - oldest;
     return true;

@@ -6,11 +6,12 @@
  * frontend publishes: its XenbusState and its shadow/ keys.
  *
  * A class brings its transport (rings, grants, event channels, protocol
- * keys) and what it holds across a recovery through sfc_ops; the driver
- * knows neither. It owns no thread and no loop: the owner polls the fds
- * from sfc_pollfds beside its own (event channels, a TAP, a PCM's
- * descriptors, its timers), with at most sfc_timeout, and calls sfc_step
- * once a turn. Everything runs on the owner's thread.
+ * keys), its restore step and what it holds across a recovery through
+ * sfc_ops; the driver knows none of them. A class is a journal-based engine
+ * (sf_engine.h, the disk), or a loop of its own (the NIC; a PCM whose clock
+ * keeps running and that only reopens its streams). It owns no thread and no loop: the owner polls
+ * the fds from sfc_pollfds beside its own (event channels, a TAP, a PCM's descriptors, its timers),
+ * with at most sfc_timeout, and calls sfc_step once a turn. Everything runs on the owner's thread.
  *
  * One behaviour for every class (README.md, "The connection driver"):
  *   - @releaseDomain is watched: a backend domain that is no longer
@@ -58,15 +59,16 @@ struct sfc_ops {
     /* Drop the transport: unshare every page, unbind, remove the transport
      * keys; never touch the old pages again. Safe when down. */
     void (*teardown)(void *cls, struct sfx *x);
-    /* A fault, before teardown (the old pages are still ours to read): take
-     * back what is to be replayed, hold the guest side. held: what is held
-     * now, for the log. */
+    /* Optional. A fault, before teardown (the old pages are still ours to
+     * read): take back what is to be replayed, hold the guest side (or keep
+     * its clock running). held: what is held now, for the log. */
     void (*isolate)(void *cls, char *held, size_t len);
-    /* The device failed for good (after teardown): fail or drop what is
-     * held. what: what the guest sees from now on, for the log. */
+    /* Optional. The device failed for good (after teardown): fail or drop
+     * what is held. what: what the guest sees from now on, for the log. */
     void (*fail)(void *cls, char *what, size_t len);
-    /* The issue time of the oldest request the backend has not answered;
-     * false if none. */
+    /* Optional (none: nothing is ever outstanding, no deadline). The issue
+     * time of the oldest request the backend has not answered; false if
+     * none. */
     bool (*oldest)(void *cls, uint64_t *since);
     /* Optional: the recovery state (rec.state) may have changed. */
     void (*state_changed)(void *cls);
@@ -132,8 +134,8 @@ void sfc_fail(struct sfc *c, const char *why);
 bool sfc_replaying(const struct sfc *c);
 /* The class has replayed and restored everything: the recovery ends
  * (shadow/state=live, shadow/recoveries, shadow/last-recovery). extra is
- * appended to the log line. A class with nothing to replay calls it right
- * after its connect. */
+ * appended to the log line. A class with nothing to replay (its restore
+ * done in connect) calls it on the turn sfc_replaying() is first true. */
 void sfc_replayed(struct sfc *c, uint64_t now, const char *extra);
 
 void sfc_log(const struct sfc *c, enum sf_log_level level, const char *fmt, ...)
