@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TXN_RETRIES 8
-
 static int read_bool(struct sfx *x, const char *key, bool *out)
 {
     uint64_t v;
@@ -103,9 +101,16 @@ int blk_read_device(struct sfx *x, struct blk_features *f, const char **why)
     return 0;
 }
 
-static int write_all(struct sfx *x, xs_transaction_t t, const uint32_t *refs, unsigned order,
-                     unsigned port)
+struct transport {
+    const uint32_t *refs;
+    unsigned order, port;
+};
+
+static int write_all(struct sfx *x, xs_transaction_t t, void *arg)
 {
+    const struct transport *tr = arg;
+    const uint32_t *refs = tr->refs;
+    unsigned order = tr->order, port = tr->port;
     struct xs_handle *xs = sfx_xs(x);
     if (order == 0) {
         if (xsu_printf(xs, t, x->fe, "ring-ref", "%u", refs[0]) < 0)
@@ -130,25 +135,9 @@ static int write_all(struct sfx *x, xs_transaction_t t, const uint32_t *refs, un
 
 int blk_write_transport(struct sfx *x, const uint32_t *refs, unsigned order, unsigned port)
 {
-    struct xs_handle *xs = sfx_xs(x);
     blk_remove_transport(x);
-    for (int i = 0; i < TXN_RETRIES; i++) {
-        xs_transaction_t t = xs_transaction_start(xs);
-        if (t == XBT_NULL)
-            return -1;
-        if (write_all(x, t, refs, order, port) < 0) {
-            int e = errno;
-            xs_transaction_end(xs, t, true);
-            errno = e;
-            return -1;
-        }
-        if (xs_transaction_end(xs, t, false))
-            return 0;
-        if (errno != EAGAIN)
-            return -1;
-    }
-    errno = EAGAIN;
-    return -1;
+    struct transport tr = {.refs = refs, .order = order, .port = port};
+    return sfx_transact(x, write_all, &tr);
 }
 
 void blk_remove_transport(struct sfx *x)
