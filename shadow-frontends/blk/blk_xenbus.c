@@ -4,6 +4,7 @@
 
 #include "blk_ring.h"
 #include "blk_xen.h"
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -102,16 +103,17 @@ int blk_read_device(struct sfx *x, struct blk_features *f, const char **why)
 }
 
 struct transport {
+    struct sfx *x;
     const uint32_t *refs;
     unsigned order, port;
 };
 
-static int write_all(struct sfx *x, xs_transaction_t t, void *arg)
+static int write_all(struct xs_handle *xs, xs_transaction_t t, void *arg)
 {
     const struct transport *tr = arg;
+    const struct sfx *x = tr->x;
     const uint32_t *refs = tr->refs;
     unsigned order = tr->order, port = tr->port;
-    struct xs_handle *xs = sfx_xs(x);
     if (order == 0) {
         if (xsu_printf(xs, t, x->fe, "ring-ref", "%u", refs[0]) < 0)
             return -1;
@@ -136,8 +138,8 @@ static int write_all(struct sfx *x, xs_transaction_t t, void *arg)
 int blk_write_transport(struct sfx *x, const uint32_t *refs, unsigned order, unsigned port)
 {
     blk_remove_transport(x);
-    struct transport tr = {.refs = refs, .order = order, .port = port};
-    return sfx_transact(x, write_all, &tr);
+    struct transport tr = {.x = x, .refs = refs, .order = order, .port = port};
+    return xsu_txn(sfx_xs(x), write_all, &tr, NULL);
 }
 
 void blk_remove_transport(struct sfx *x)

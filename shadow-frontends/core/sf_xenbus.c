@@ -12,9 +12,8 @@
 #include <string.h>
 #include <xen/xen.h>
 
-#define TXN_RETRIES 8
-#define TOKEN_GEN   "sf-gen"
-#define TOKEN_BE    "sf-be-" /* followed by the epoch */
+#define TOKEN_GEN "sf-gen"
+#define TOKEN_BE  "sf-be-" /* followed by the epoch */
 
 static bool valid_path(const char *p, bool absolute)
 {
@@ -161,26 +160,4 @@ int sfx_remove(struct sfx *x, const char *key)
     if (!xs_rm(x->xs, XBT_NULL, path) && errno != ENOENT)
         return -1;
     return 0;
-}
-
-int sfx_transact(struct sfx *x, int (*fill)(struct sfx *x, xs_transaction_t t, void *arg),
-                 void *arg)
-{
-    for (int i = 0; i < TXN_RETRIES; i++) {
-        xs_transaction_t t = xs_transaction_start(x->xs);
-        if (t == XBT_NULL)
-            return -1;
-        if (fill(x, t, arg) < 0) {
-            int e = errno;
-            xs_transaction_end(x->xs, t, true);
-            errno = e;
-            return -1;
-        }
-        if (xs_transaction_end(x->xs, t, false))
-            return 0;
-        if (errno != EAGAIN)
-            return -1;
-    }
-    errno = EAGAIN;
-    return -1;
 }

@@ -55,10 +55,5 @@ int sfx_write(struct sfx *x, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Remove device/key; absent is fine. */
 int sfx_remove(struct sfx *x, const char *key);
-/* Run fill(x, t, arg) in a transaction and commit it, retrying a few
- * times when the store says EAGAIN (a conflicting write). fill returns 0
- * or -1 (errno; the transaction is abandoned). 0 or -1 (errno). */
-int sfx_transact(struct sfx *x, int (*fill)(struct sfx *x, xs_transaction_t t, void *arg),
-                 void *arg);
 
 #endif

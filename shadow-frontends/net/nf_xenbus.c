@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "nf_xenbus.h"
 
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -111,20 +112,21 @@ static int write_queue(struct sfx *x, xs_transaction_t t, const char *dir, uint3
 }
 
 struct transport {
+    struct sfx *x;
     unsigned nq;
     const uint32_t *tx_refs, *rx_refs;
     const unsigned *ports;
     bool mcast_filter, offloads;
 };
 
-static int write_all(struct sfx *x, xs_transaction_t t, void *arg)
+static int write_all(struct xs_handle *xs, xs_transaction_t t, void *arg)
 {
     const struct transport *tr = arg;
+    struct sfx *x = tr->x;
     unsigned nq = tr->nq;
     const uint32_t *tx_refs = tr->tx_refs, *rx_refs = tr->rx_refs;
     const unsigned *ports = tr->ports;
     bool mcast_filter = tr->mcast_filter, off = tr->offloads;
-    struct xs_handle *xs = sfx_xs(x);
     if (nq == 1) {
         if (write_queue(x, t, x->fe, tx_refs[0], rx_refs[0], ports[0]) < 0)
             return -1;
@@ -162,13 +164,14 @@ static int write_all(struct sfx *x, xs_transaction_t t, void *arg)
 int nf_write_transport(struct sfx *x, unsigned nq, const uint32_t *tx_refs, const uint32_t *rx_refs,
                        const unsigned *ports, bool mcast_filter, bool offloads)
 {
-    struct transport tr = {.nq = nq,
+    struct transport tr = {.x = x,
+                           .nq = nq,
                            .tx_refs = tx_refs,
                            .rx_refs = rx_refs,
                            .ports = ports,
                            .mcast_filter = mcast_filter,
                            .offloads = offloads};
-    return sfx_transact(x, write_all, &tr);
+    return xsu_txn(sfx_xs(x), write_all, &tr, NULL);
 }
 
 int nf_write_mcast_request(struct sfx *x, bool on)
