@@ -3,19 +3,11 @@
  * and the deadline of the oldest unanswered request, for a class with and
  * without requests (a PCM has none: its ops leave oldest out). */
 #define _GNU_SOURCE
+#include "check.h"
 #include "sf_conn.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 struct fake {
     bool any;
@@ -88,10 +80,5 @@ int main(void)
 {
     test_timeout();
     test_overdue();
-    if (failures) {
-        fprintf(stderr, "test-sf-conn: %d failures\n", failures);
-        return 1;
-    }
-    printf("test-sf-conn: ok\n");
-    return 0;
+    return check_done("test-sf-conn");
 }
