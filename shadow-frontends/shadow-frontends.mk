@@ -1,7 +1,8 @@
 # shadow-frontends/: the shadow-aware frontends in guests. See shadow-frontends/README.md.
 SF := shadow-frontends
 
-# core/: class-blind journal, validation, recovery state machine, engine.
+# core/: class-blind connection driver, journal, validation, recovery state machine,
+# and the journal engine.
 SF_CORE_SRCS := $(wildcard $(SF)/core/*.c)
 SF_CORE_LIB := $(LIB)/libunderstudy-sfcore.a
 # blk/: the blkif class and its library API; the nbdkit plugin on top.

@@ -112,7 +112,7 @@ static int blk_setup(void *cls, struct sfx *x)
     return 0;
 }
 
-static int blk_connect(void *cls, struct sfx *x, bool first, struct sf_conn *conn)
+static int blk_connect(void *cls, struct sfx *x, bool first, struct sf_conn_info *conn)
 {
     struct blk_class *c = cls;
     (void)first;
@@ -351,9 +351,11 @@ static void describe(void *cls, const struct sfj_entry *e, char *buf, size_t len
                  e->len >> BLK_SECTOR_SHIFT);
 }
 
-/* A validated response: copy read data, release pages, map the status. */
-static void finish(struct blk_class *c, struct sf_engine *eng, struct sfj_entry *e, int status)
+/* A response the engine validated: copy read data, release pages, map the
+ * status. */
+static int blk_complete(void *cls, struct sfj_entry *e, int status)
 {
+    struct blk_class *c = cls;
     struct blk_slot *s = &c->slots[e->slot];
     int err = 0;
     char d[96];
@@ -388,40 +390,42 @@ static void finish(struct blk_class *c, struct sf_engine *eng, struct sfj_entry 
         break;
     }
     put_pages(c, s);
-    sf_engine_done(eng, e, err);
+    return err;
 }
 
-static int blk_harvest(void *cls, struct sf_engine *eng, bool event)
+/* Copy responses out of the ring (each a private copy: the backend may
+ * change the ring under us); the engine checks them. */
+static int blk_harvest(void *cls, bool event, struct sf_rsp *out, unsigned max, char *why,
+                       size_t len)
 {
     struct blk_class *c = cls;
     if (!c->ring_up)
         return 0;
     if (event)
         blk_ring_ack_event(&c->ring);
-    /* Every round consumes at least one response matching an outstanding
-     * request, so there are at most ring-size + 1 rounds. */
-    for (unsigned round = 0; round <= c->nslots; round++) {
+    unsigned n = 0;
+    while (n < max) {
         uint32_t prod;
-        int n = blk_ring_avail(&c->ring, &prod);
-        if (n < 0) {
-            sf_engine_fault(eng, SF_BAD_RESPONSE,
-                            "impossible response producer index %u (consumed %u, "
-                            "requests produced %u, ring of %u)",
-                            prod, c->ring.fr.rsp_cons, c->ring.fr.req_prod_pvt, c->nslots);
+        int avail = blk_ring_avail(&c->ring, &prod);
+        if (avail < 0) {
+            snprintf(why, len,
+                     "impossible response producer index %u (consumed %u, requests produced %u, "
+                     "ring of %u)",
+                     prod, c->ring.fr.rsp_cons, c->ring.fr.req_prod_pvt, c->nslots);
             return -1;
         }
-        for (int i = 0; i < n; i++) {
+        if (avail == 0) {
+            if (!blk_ring_final_check(&c->ring))
+                break;
+            continue;
+        }
+        for (int i = 0; i < avail && n < max; i++) {
             blkif_response_t rsp;
             blk_ring_take(&c->ring, &rsp);
-            struct sfj_entry *e = sf_engine_check(eng, rsp.id, rsp.operation, rsp.status);
-            if (!e)
-                return -1; /* a fault: the transport is gone */
-            finish(c, eng, e, rsp.status);
+            out[n++] = (struct sf_rsp){.id = rsp.id, .op = rsp.operation, .status = rsp.status};
         }
-        if (!blk_ring_final_check(&c->ring))
-            break;
     }
-    return 0;
+    return (int)n;
 }
 
 static bool op_matches(void *cls, const struct sfj_entry *e, unsigned rsp_op)
@@ -454,6 +458,7 @@ const struct sf_class_ops blk_class_ops = {
     .issue = blk_issue,
     .kick = blk_kick,
     .harvest = blk_harvest,
+    .complete = blk_complete,
     .describe = describe,
     .rules = &blk_rules,
 };

@@ -34,18 +34,21 @@ void blkfe_defaults(struct blkfe_config *cfg)
     cfg->shadow = true;
 }
 
+static void cfg_sink(void *arg, enum sf_log_level level, const char *msg)
+{
+    const struct blkfe_config *cfg = arg;
+    if (cfg->log)
+        cfg->log(level, msg);
+}
+
 static void say(const struct blkfe_config *cfg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void say(const struct blkfe_config *cfg, const char *fmt, ...)
 {
-    if (!cfg->log)
-        return;
-    char line[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
+    sf_vlogf(cfg_sink, (void *)cfg, SF_LOG_ERR, fmt, ap);
     va_end(ap);
-    cfg->log(SF_LOG_ERR, line);
 }
 
 /* The blkif handle is the device id: the last component of the dir. */

@@ -4,13 +4,12 @@
 
 #include "blk_ring.h"
 #include "blk_xen.h"
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-#define TXN_RETRIES 8
 
 static int read_bool(struct sfx *x, const char *key, bool *out)
 {
@@ -103,10 +102,18 @@ int blk_read_device(struct sfx *x, struct blk_features *f, const char **why)
     return 0;
 }
 
-static int write_all(struct sfx *x, xs_transaction_t t, const uint32_t *refs, unsigned order,
-                     unsigned port)
+struct transport {
+    struct sfx *x;
+    const uint32_t *refs;
+    unsigned order, port;
+};
+
+static int write_all(struct xs_handle *xs, xs_transaction_t t, void *arg)
 {
-    struct xs_handle *xs = sfx_xs(x);
+    const struct transport *tr = arg;
+    const struct sfx *x = tr->x;
+    const uint32_t *refs = tr->refs;
+    unsigned order = tr->order, port = tr->port;
     if (order == 0) {
         if (xsu_printf(xs, t, x->fe, "ring-ref", "%u", refs[0]) < 0)
             return -1;
@@ -130,25 +137,9 @@ static int write_all(struct sfx *x, xs_transaction_t t, const uint32_t *refs, un
 
 int blk_write_transport(struct sfx *x, const uint32_t *refs, unsigned order, unsigned port)
 {
-    struct xs_handle *xs = sfx_xs(x);
     blk_remove_transport(x);
-    for (int i = 0; i < TXN_RETRIES; i++) {
-        xs_transaction_t t = xs_transaction_start(xs);
-        if (t == XBT_NULL)
-            return -1;
-        if (write_all(x, t, refs, order, port) < 0) {
-            int e = errno;
-            xs_transaction_end(xs, t, true);
-            errno = e;
-            return -1;
-        }
-        if (xs_transaction_end(xs, t, false))
-            return 0;
-        if (errno != EAGAIN)
-            return -1;
-    }
-    errno = EAGAIN;
-    return -1;
+    struct transport tr = {.x = x, .refs = refs, .order = order, .port = port};
+    return xsu_txn(sfx_xs(x), write_all, &tr, NULL);
 }
 
 void blk_remove_transport(struct sfx *x)

@@ -1,11 +1,10 @@
-/* sf_engine.c - the shadow frontend engine: handshake, detection, isolation,
- * reconnection and replay around a class (see sf_engine.h). */
+/* sf_engine.c - the journal-based engine (see sf_engine.h): callers'
+ * requests in, journal entries dispatched to the class, responses validated
+ * and retired, replay after a recovery; the connection itself is sf_conn's. */
 #define _GNU_SOURCE
 #include "sf_engine.h"
 
 #include "sf_time.h"
-#include "understudy-keys.h"
-#include "xs_util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,17 +17,9 @@
 #include <unistd.h>
 #include <xen/io/xenbus.h>
 
-#define TICK_MS          50u   /* response poll while requests are outstanding */
-#define DOWN_TICK_MS     200u  /* handshake re-evaluation while not connected */
-#define IDLE_TICK_MS     1000u /* a safety net for missed watch events */
-#define SETUP_RETRY_MS   500u
-#define MIN_HANDSHAKE_MS 5000u
-
-enum hs_phase {
-    HS_DOWN = 0, /* no transport */
-    HS_SETUP,    /* transport published, waiting for the backend's Connected */
-    HS_UP,
-};
+#define IDLE_TICK_MS 1000u /* a safety net for missed watch events */
+#define STOP_TICK_MS 50u
+#define RSP_BATCH    32u /* responses taken from the class at a time */
 
 /* One caller request: its entries and the caller waiting for them. */
 struct sf_req {
@@ -46,16 +37,10 @@ struct sf_engine {
     struct sf_engine_config cfg;
     char device[SFX_PATH_MAX];
     /* engine thread only */
-    struct sfx x;
-    bool x_open;
+    struct sfc c; /* the connection driver */
     struct sfj j;
-    struct sf_recovery rec;
-    enum hs_phase hs;
-    uint64_t hs_since, hs_retry_at;
-    uint64_t gen;
-    uint64_t last_alive;
-    struct sf_conn conn;
-    bool connected_once, asked_close;
+    struct sf_conn_info conn;
+    struct sf_rsp batch[RSP_BATCH];
     unsigned replay_left;
     unsigned replay_total;     /* the replay set of the recovery in progress */
     uint64_t t_first_replayed; /* when its first entry completed (0: not yet) */
@@ -80,12 +65,12 @@ struct sf_engine {
 
 /* ---- logging ---- */
 
-static void vlog(struct sf_engine *eng, enum sf_log_level level, const char *fmt, va_list ap)
+static void log_sink(void *arg, enum sf_log_level level, const char *msg)
 {
+    struct sf_engine *eng = arg;
     if (!eng->cfg.log)
         return;
-    char msg[768], line[SFX_PATH_MAX + sizeof(msg) + 4];
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    char line[SFX_PATH_MAX + 768 + 4];
     snprintf(line, sizeof(line), "%s: %s", eng->device, msg);
     eng->cfg.log(level, line);
 }
@@ -94,38 +79,16 @@ void sf_engine_log(struct sf_engine *eng, enum sf_log_level level, const char *f
 {
     va_list ap;
     va_start(ap, fmt);
-    vlog(eng, level, fmt, ap);
+    sf_vlogf(log_sink, eng, level, fmt, ap);
     va_end(ap);
-}
-
-/* ---- publishing ---- */
-
-static void publish(struct sf_engine *eng, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void publish(struct sf_engine *eng, const char *key, const char *fmt, ...)
-{
-    char val[SF_REPORT_MAX + 64];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(val, sizeof(val), fmt, ap);
-    va_end(ap);
-    if (sfx_write(&eng->x, key, "%s", val) < 0)
-        sf_engine_log(eng, SF_LOG_ERR, "xenstore write %s/%s: %m", eng->device, key);
-}
-
-static void set_fe_state(struct sf_engine *eng, int state)
-{
-    if (sfx_set_state(&eng->x, state) < 0)
-        sf_engine_log(eng, SF_LOG_ERR, "xenstore write %s/state (%s): %m", eng->device,
-                      xsu_state_name(state));
 }
 
 static void set_pub_state(struct sf_engine *eng)
 {
     pthread_mutex_lock(&eng->mu);
-    eng->pub_state = eng->rec.state;
-    eng->pub_recoveries = eng->rec.recoveries;
-    if (eng->rec.state != SF_CONNECTING)
+    eng->pub_state = eng->c.rec.state;
+    eng->pub_recoveries = eng->c.rec.recoveries;
+    if (eng->c.rec.state != SF_CONNECTING)
         eng->start_done = true;
     pthread_cond_broadcast(&eng->state_cv);
     pthread_cond_broadcast(&eng->room_cv);
@@ -151,7 +114,7 @@ static void finish_req_entry(struct sf_engine *eng, struct sf_req *req, int stat
 static void done_tramp(void *arg, void *owner, struct sfj_entry *e, int status)
 {
     struct sf_engine *eng = arg;
-    if (e->replay && eng->rec.replaying && eng->replay_left) {
+    if (e->replay && eng->c.rec.replaying && eng->replay_left) {
         eng->replay_left--;
         if (!eng->t_first_replayed)
             eng->t_first_replayed = sf_now_ms();
@@ -184,251 +147,144 @@ static void split_tramp(void *arg, void *owner)
     pthread_mutex_unlock(&eng->mu);
 }
 
-/* ---- faults, failure ---- */
+/* ---- the engine as a class of the connection driver ---- */
 
-static void teardown(struct sf_engine *eng)
+static int conn_setup(void *arg, struct sfx *x, char *why, size_t len)
 {
-    eng->ops->teardown(eng->cls, &eng->x);
-    eng->hs = HS_DOWN;
+    struct sf_engine *eng = arg;
+    (void)why;
+    (void)len;
+    return eng->ops->setup(eng->cls, x) < 0 ? -1 : 0;
 }
 
-static void fail_device(struct sf_engine *eng, const char *why)
+static const char *cache_word(const struct sf_engine *eng, bool first)
 {
-    sfr_fail(&eng->rec);
-    teardown(eng);
-    uint64_t lost = sfj_fail_all(&eng->j, EIO, done_tramp, eng);
-    set_fe_state(eng, XenbusStateClosed);
-    publish(eng, USK_FE_STATE, "%s", USK_STATE_FAILED);
-    sf_engine_log(eng, SF_LOG_ERR,
-                  "FAILED: %s; every request fails with EIO from now on "
-                  "(%" PRIu64 " bytes of acknowledged writes may not be durable)",
-                  why, lost);
-    set_pub_state(eng);
+    if (!eng->conn.write_cache)
+        return "write-through";
+    if (first && eng->cfg.no_retain)
+        return "write cache (flushes; retention off: shadow=off)";
+    return "write cache (flushes, retention)";
 }
 
-void sf_engine_fault(struct sf_engine *eng, enum sf_kind kind, const char *fmt, ...)
+static int conn_connect(void *arg, struct sfx *x, bool first, char *what, size_t len)
 {
-    if (eng->rec.state == SF_FAILED)
-        return;
-    char detail[SF_REPORT_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
-    va_end(ap);
-    uint64_t now = sf_now_ms(), evidence = eng->last_alive, oldest;
-    if (sfj_oldest(&eng->j, &oldest, NULL) && oldest > evidence)
-        evidence = oldest;
-    teardown(eng);
-    set_fe_state(eng, XenbusStateClosed);
-    bool report = sfr_detect(&eng->rec, kind, detail, now, evidence);
-    if (eng->rec.state == SF_CONNECTING) {
-        sf_engine_log(eng, SF_LOG_ERR, "connecting to backend %s (domain %u): %s: %s; retrying",
-                      eng->x.be, eng->x.be_id, sf_kind_name(kind), detail);
-        return;
+    struct sf_engine *eng = arg;
+    struct sf_conn_info c = {0};
+    int r = eng->ops->connect(eng->cls, x, first, &c);
+    if (r == SF_CONN_MISMATCH) {
+        snprintf(what, len, "the new backend serves a different disk");
+        return SFC_MISMATCH;
     }
-    unsigned replay = sfj_requeue(&eng->j), held = eng->j.n_queue - replay;
+    /* no_retain: the journal treats the cache as absent, flushes still go out. */
+    if (r < 0 || sfj_set_conn(&eng->j, c.nslots, c.write_cache && !eng->cfg.no_retain) < 0 ||
+        (c.max_data && sfj_split(&eng->j, c.max_data, split_tramp, eng) < 0))
+        return -1;
+    eng->conn = c;
+    if (first) {
+        snprintf(what, len, "%u slots, %s", c.nslots, cache_word(eng, true));
+        return 0;
+    }
+    eng->replay_left = eng->replay_total = sfj_replay_count(&eng->j);
+    eng->t_first_replayed = 0;
+    snprintf(what, len, "%u slots, %s; replaying %u requests", c.nslots, cache_word(eng, false),
+             eng->replay_left);
+    return 0;
+}
+
+static void conn_teardown(void *arg, struct sfx *x)
+{
+    struct sf_engine *eng = arg;
+    eng->ops->teardown(eng->cls, x);
+}
+
+/* In-flight entries go back to pending, retained ones to the head. */
+static void conn_isolate(void *arg, char *held, size_t len)
+{
+    struct sf_engine *eng = arg;
+    unsigned replay = sfj_requeue(&eng->j);
     eng->replay_left = 0;
-    if (report) {
-        publish(eng, USK_FE_REPORT, "%s", eng->rec.report);
-        publish(eng, USK_FE_STATE, "%s", USK_STATE_RECOVERING);
+    snprintf(held, len, "%u requests to replay, %u held", replay, eng->j.n_queue - replay);
+}
+
+static void conn_fail(void *arg, char *what, size_t len)
+{
+    struct sf_engine *eng = arg;
+    uint64_t lost = sfj_fail_all(&eng->j, EIO, done_tramp, eng);
+    snprintf(what, len,
+             "every request fails with EIO from now on "
+             "(%" PRIu64 " bytes of acknowledged writes may not be durable)",
+             lost);
+}
+
+static bool conn_oldest(void *arg, uint64_t *since)
+{
+    struct sf_engine *eng = arg;
+    return sfj_oldest(&eng->j, since, NULL);
+}
+
+static void conn_state_changed(void *arg)
+{
+    set_pub_state(arg);
+}
+
+static const struct sfc_ops engine_conn_ops = {
+    .setup_state = XenbusStateInitialised,
+    .setup = conn_setup,
+    .connect = conn_connect,
+    .teardown = conn_teardown,
+    .isolate = conn_isolate,
+    .fail = conn_fail,
+    .oldest = conn_oldest,
+    .state_changed = conn_state_changed,
+};
+
+/* ---- responses ---- */
+
+/* Take what the class copied out of its ring, check each response against
+ * the journal, retire it. Every batch retires at least one outstanding
+ * entry (or ends in a fault), so there are at most nslots + 1 rounds. */
+static void harvest(struct sf_engine *eng, bool event)
+{
+    char why[160];
+    for (unsigned round = 0; round <= eng->conn.nslots && eng->c.phase == SFC_UP; round++) {
+        int n = eng->ops->harvest(eng->cls, event && round == 0, eng->batch, RSP_BATCH, why,
+                                  sizeof(why));
+        if (n < 0) {
+            sfc_fault(&eng->c, SF_BAD_RESPONSE, "%s", why);
+            return;
+        }
+        if (n == 0)
+            return;
+        for (int i = 0; i < n; i++) {
+            const struct sf_rsp *r = &eng->batch[i];
+            struct sfj_entry *e;
+            enum sfv_verdict v =
+                sfv_check(&eng->j, eng->ops->rules, eng->cls, r->id, r->op, r->status, &e);
+            if (v != SFV_OK) {
+                char d[128];
+                sfv_describe(d, sizeof(d), v, r->id, r->op, r->status);
+                sfc_fault(&eng->c, SF_BAD_RESPONSE, "%s", d);
+                return; /* the transport is gone: the rest of the batch with it */
+            }
+            sfc_alive(&eng->c, sf_now_ms());
+            int err = eng->ops->complete(eng->cls, e, r->status);
+            sfj_complete(&eng->j, e, err, done_tramp, eng);
+        }
     }
-    sf_engine_log(eng, SF_LOG_ERR,
-                  "backend %s (domain %u) failed: %s: %s; recovering: %u requests to replay, "
-                  "%u held (fault %u of this recovery)",
-                  eng->x.be, eng->x.be_id, sf_kind_name(kind), detail, replay, held,
-                  eng->rec.faults);
-    set_pub_state(eng);
-}
-
-struct sfj_entry *sf_engine_check(struct sf_engine *eng, uint64_t id, unsigned op, int status)
-{
-    struct sfj_entry *e;
-    enum sfv_verdict v = sfv_check(&eng->j, eng->ops->rules, eng->cls, id, op, status, &e);
-    if (v == SFV_OK) {
-        eng->last_alive = sf_now_ms();
-        return e;
-    }
-    char d[128];
-    sfv_describe(d, sizeof(d), v, id, op, status);
-    sf_engine_fault(eng, SF_BAD_RESPONSE, "%s", d);
-    return NULL;
-}
-
-void sf_engine_done(struct sf_engine *eng, struct sfj_entry *e, int status)
-{
-    sfj_complete(&eng->j, e, status, done_tramp, eng);
-}
-
-/* ---- the handshake ---- */
-
-static unsigned handshake_ms(const struct sf_engine *eng)
-{
-    return eng->cfg.deadline_ms > MIN_HANDSHAKE_MS ? eng->cfg.deadline_ms : MIN_HANDSHAKE_MS;
 }
 
 static void finish_replay(struct sf_engine *eng, uint64_t now)
 {
-    sfr_replayed(&eng->rec, now);
-    publish(eng, USK_FE_RECOVERIES, "%" PRIu64, eng->rec.recoveries);
-    publish(eng, USK_FE_LAST_RECOVERY, "%s", eng->rec.last);
-    publish(eng, USK_FE_STATE, "%s", USK_STATE_LIVE);
-    sf_engine_log(eng, SF_LOG_INFO,
-                  "recovered on backend %s (domain %u): %s; recovery %" PRIu64 ", %" PRIu64
-                  " requests replayed so far",
-                  eng->x.be, eng->x.be_id, eng->rec.last, eng->rec.recoveries, eng->j.replayed);
+    char extra[64];
+    snprintf(extra, sizeof(extra), ", %" PRIu64 " requests replayed so far", eng->j.replayed);
+    sfc_replayed(&eng->c, now, extra);
     /* For benchmarks: the pause an application sees is closer to this. */
-    if (eng->replay_total && eng->t_first_replayed >= eng->rec.t_evidence)
+    const struct sf_recovery *rec = &eng->c.rec;
+    if (eng->replay_total && eng->t_first_replayed >= rec->t_evidence)
         sf_engine_log(eng, SF_LOG_INFO,
                       "recovery %" PRIu64 ": first-replayed=%" PRIu64 " ms after the last sign of "
                       "life; replayed=%u",
-                      eng->rec.recoveries, eng->t_first_replayed - eng->rec.t_evidence,
-                      eng->replay_total);
-    set_pub_state(eng);
-}
-
-static void connected(struct sf_engine *eng, uint64_t now)
-{
-    struct sf_conn c = {0};
-    int r = eng->ops->connect(eng->cls, &eng->x, !eng->connected_once, &c);
-    if (r == SF_CONN_MISMATCH) {
-        fail_device(eng, "the new backend serves a different disk");
-        return;
-    }
-    /* no_retain: the journal treats the cache as absent, flushes still go out. */
-    if (r < 0 || sfj_set_conn(&eng->j, c.nslots, c.write_cache && !eng->cfg.no_retain) < 0 ||
-        (c.max_data && sfj_split(&eng->j, c.max_data, split_tramp, eng) < 0)) {
-        sf_engine_log(eng, SF_LOG_ERR, "backend %s (domain %u) connected but unusable; retrying",
-                      eng->x.be, eng->x.be_id);
-        teardown(eng);
-        set_fe_state(eng, XenbusStateClosed);
-        eng->hs_retry_at = now + SETUP_RETRY_MS;
-        return;
-    }
-    set_fe_state(eng, XenbusStateConnected);
-    eng->hs = HS_UP;
-    eng->conn = c;
-    eng->last_alive = now;
-    if (eng->rec.state == SF_CONNECTING) {
-        eng->connected_once = true;
-        sfr_connected(&eng->rec, now);
-        publish(eng, USK_FE_RECOVERIES, "%" PRIu64, eng->rec.recoveries);
-        publish(eng, USK_FE_STATE, "%s", USK_STATE_LIVE);
-        sf_engine_log(eng, SF_LOG_INFO, "connected to backend %s (domain %u): %u slots, %s",
-                      eng->x.be, eng->x.be_id, c.nslots,
-                      !c.write_cache       ? "write-through"
-                      : eng->cfg.no_retain ? "write cache (flushes; retention off: shadow=off)"
-                                           : "write cache (flushes, retention)");
-        set_pub_state(eng);
-        return;
-    }
-    sfr_connected(&eng->rec, now);
-    eng->replay_left = eng->replay_total = sfj_replay_count(&eng->j);
-    eng->t_first_replayed = 0;
-    sf_engine_log(eng, SF_LOG_INFO,
-                  "reconnected to backend %s (domain %u): %u slots, %s; replaying %u requests",
-                  eng->x.be, eng->x.be_id, c.nslots,
-                  c.write_cache ? "write cache (flushes, retention)" : "write-through",
-                  eng->replay_left);
-    if (!eng->replay_left)
-        finish_replay(eng, now);
-}
-
-static void drive_handshake(struct sf_engine *eng, uint64_t now)
-{
-    if (eng->rec.state == SF_FAILED)
-        return;
-    if (!eng->x.be[0] && sfx_read_backend(&eng->x) < 0)
-        return; /* the toolstack has not written the device dir yet */
-    int st = sfx_backend_state(&eng->x);
-    if (eng->hs == HS_DOWN) {
-        if (st == XenbusStateInitWait) {
-            if (now < eng->hs_retry_at)
-                return;
-            if (eng->ops->setup(eng->cls, &eng->x) < 0) {
-                teardown(eng);
-                eng->hs_retry_at = now + SETUP_RETRY_MS;
-                return;
-            }
-            eng->hs = HS_SETUP;
-            eng->hs_since = now;
-            set_fe_state(eng, XenbusStateInitialised);
-        } else if (st == XenbusStateClosed) {
-            set_fe_state(eng, XenbusStateInitialising); /* ask it back to InitWait */
-        } else if (st == XenbusStateConnected && eng->rec.state == SF_CONNECTING &&
-                   !eng->asked_close) {
-            sf_engine_log(eng, SF_LOG_INFO,
-                          "backend %s is still Connected to an earlier frontend; closing",
-                          eng->x.be);
-            set_fe_state(eng, XenbusStateClosed);
-            eng->asked_close = true;
-        }
-        return;
-    }
-    if (eng->hs != HS_SETUP)
-        return;
-    if (st == XenbusStateConnected) {
-        connected(eng, now);
-    } else if (st == XenbusStateInitWait || st == XenbusStateInitialised) {
-        if (now - eng->hs_since > handshake_ms(eng)) {
-            sf_engine_log(eng, SF_LOG_ERR,
-                          "backend %s (domain %u) did not connect within %u ms; retrying",
-                          eng->x.be, eng->x.be_id, handshake_ms(eng));
-            teardown(eng);
-            set_fe_state(eng, XenbusStateClosed);
-        }
-    } else {
-        sf_engine_log(eng, SF_LOG_INFO, "backend %s went %s during the handshake; retrying",
-                      eng->x.be, st < 0 ? "away" : xsu_state_name(st));
-        teardown(eng);
-    }
-}
-
-/* The backend dir changed while connected. */
-static void monitor_backend(struct sf_engine *eng)
-{
-    int st = sfx_backend_state(&eng->x);
-    if (st == XenbusStateConnected)
-        return;
-    if (st < 0 && errno == ENOENT)
-        sf_engine_fault(eng, SF_BACKEND_VANISHED, "backend dir %s is gone", eng->x.be);
-    else if (st < 0)
-        sf_engine_fault(eng, SF_BACKEND_VANISHED, "backend state %s/state unreadable: %s",
-                        eng->x.be, strerror(errno));
-    else if (st == XenbusStateClosing || st == XenbusStateClosed)
-        sf_engine_fault(eng, SF_BACKEND_CLOSED, "backend went %s unasked", xsu_state_name(st));
-    else
-        sf_engine_fault(eng, SF_BACKEND_RESTARTED, "backend went back to %s", xsu_state_name(st));
-}
-
-static void on_generation(struct sf_engine *eng)
-{
-    uint64_t g;
-    if (sfx_read_generation(&eng->x, &g) < 0) {
-        sf_engine_log(eng, SF_LOG_ERR, "xenstore read %s/%s: %m", eng->device, USK_FE_GENERATION);
-        return;
-    }
-    if (g <= eng->gen)
-        return;
-    eng->gen = g;
-    if (sfx_read_backend(&eng->x) < 0) {
-        sf_engine_log(eng, SF_LOG_ERR,
-                      "generation %" PRIu64 ": cannot use %s/backend and backend-id: %m", g,
-                      eng->device);
-        return;
-    }
-    sf_engine_log(eng, SF_LOG_INFO, "generation %" PRIu64 ": backend is now %s (domain %u)", g,
-                  eng->x.be, eng->x.be_id);
-    if (eng->hs == HS_UP) {
-        sf_engine_fault(eng, SF_BACKEND_RESTARTED,
-                        "rewired by the toolstack to %s (generation %" PRIu64 ")", eng->x.be, g);
-    } else if (eng->hs == HS_SETUP) {
-        teardown(eng);
-    }
-    if (eng->rec.state != SF_FAILED) {
-        /* A fresh backend: tell it at once we are starting over. */
-        set_fe_state(eng, XenbusStateInitialising);
-        eng->hs_retry_at = 0;
-    }
+                      rec->recoveries, eng->t_first_replayed - rec->t_evidence, eng->replay_total);
 }
 
 /* ---- requests ---- */
@@ -445,7 +301,7 @@ static void drain_inbox(struct sf_engine *eng)
         sf_list_init(&eng->inbox);
     }
     pthread_mutex_unlock(&eng->mu);
-    bool refuse = eng->rec.state == SF_FAILED || eng->stop_seen, added = false;
+    bool refuse = eng->c.rec.state == SF_FAILED || eng->stop_seen, added = false;
     while (!sf_list_empty(&in)) {
         struct sf_req *req = SF_CONTAINER(in.next, struct sf_req, link);
         sf_list_del(&req->link);
@@ -467,7 +323,7 @@ static void drain_inbox(struct sf_engine *eng)
         }
     }
     /* Entries cut for an earlier connection may be too long for this one. */
-    if (added && eng->hs == HS_UP && eng->conn.max_data &&
+    if (added && eng->c.phase == SFC_UP && eng->conn.max_data &&
         sfj_split(&eng->j, eng->conn.max_data, split_tramp, eng) < 0)
         sf_engine_log(eng, SF_LOG_ERR, "split requests: %m");
 }
@@ -475,7 +331,7 @@ static void drain_inbox(struct sf_engine *eng)
 static void dispatch(struct sf_engine *eng, uint64_t now)
 {
     unsigned n = 0;
-    for (int round = 0; round < 2 && eng->hs == HS_UP; round++) {
+    for (int round = 0; round < 2 && eng->c.phase == SFC_UP; round++) {
         n += sfj_dispatch(&eng->j, now, issue_tramp, done_tramp, eng);
         if (!sfj_wants_flush(&eng->j) || now < eng->flush_backoff_until)
             break;
@@ -493,34 +349,21 @@ static void dispatch(struct sf_engine *eng, uint64_t now)
 
 static void check_deadline(struct sf_engine *eng, uint64_t now)
 {
-    uint64_t oldest;
+    uint64_t age;
     const struct sfj_entry *e;
-    if (!sfj_oldest(&eng->j, &oldest, &e) || now - oldest < eng->cfg.deadline_ms)
+    uint64_t oldest;
+    if (!sfc_overdue(&eng->c, now, &age) || !sfj_oldest(&eng->j, &oldest, &e))
         return;
     char d[96] = "";
     eng->ops->describe(eng->cls, e, d, sizeof(d));
-    sf_engine_fault(eng, SF_TIMEOUT, "%s outstanding for %" PRIu64 " ms (deadline %u ms)", d,
-                    now - oldest, eng->cfg.deadline_ms);
-}
-
-static int poll_timeout(struct sf_engine *eng, uint64_t now)
-{
-    if (eng->stop_seen)
-        return (int)TICK_MS;
-    if (eng->hs != HS_UP)
-        return (int)DOWN_TICK_MS;
-    uint64_t oldest;
-    if (!sfj_oldest(&eng->j, &oldest, NULL))
-        return (int)IDLE_TICK_MS;
-    uint64_t due = oldest + eng->cfg.deadline_ms;
-    uint64_t left = due > now ? due - now : 0;
-    return (int)(left < TICK_MS ? left : TICK_MS);
+    sfc_fault(&eng->c, SF_TIMEOUT, "%s outstanding for %" PRIu64 " ms (deadline %u ms)", d, age,
+              eng->cfg.deadline_ms);
 }
 
 /* While stopping: flush what is retained, within one deadline. */
 static bool stop_ready(struct sf_engine *eng, uint64_t now)
 {
-    if (eng->hs != HS_UP)
+    if (eng->c.phase != SFC_UP)
         return true;
     if (!eng->stop_flush_sent) {
         eng->stop_flush_sent = true;
@@ -537,19 +380,16 @@ static bool stop_ready(struct sf_engine *eng, uint64_t now)
 static void *engine_main(void *arg)
 {
     struct sf_engine *eng = arg;
-    if (sfx_read_generation(&eng->x, &eng->gen) < 0)
-        eng->gen = 0;
-    if (sfx_read_backend(&eng->x) < 0)
-        sf_engine_log(eng, SF_LOG_ERR, "cannot use %s/backend and backend-id (%m); waiting",
-                      eng->device);
-    set_fe_state(eng, XenbusStateInitialising);
+    sfc_begin(&eng->c);
     for (;;) {
-        struct pollfd p[3] = {{.fd = eng->wake_fd, .events = POLLIN},
-                              {.fd = sfx_fd(&eng->x), .events = POLLIN},
-                              {.fd = -1, .events = POLLIN}};
-        int cfd = eng->hs == HS_UP ? eng->ops->fd(eng->cls) : -1;
-        p[2].fd = cfd;
-        if (poll(p, 3, poll_timeout(eng, sf_now_ms())) < 0 && errno != EINTR) {
+        struct pollfd p[2 + SFC_NFDS] = {{.fd = eng->wake_fd, .events = POLLIN},
+                                         {.fd = -1, .events = POLLIN}};
+        int cfd = eng->c.phase == SFC_UP ? eng->ops->fd(eng->cls) : -1;
+        p[1].fd = cfd;
+        sfc_pollfds(&eng->c, &p[2]);
+        int timeout =
+            eng->stop_seen ? (int)STOP_TICK_MS : sfc_timeout(&eng->c, sf_now_ms(), IDLE_TICK_MS);
+        if (poll(p, 2 + SFC_NFDS, timeout) < 0 && errno != EINTR) {
             sf_engine_log(eng, SF_LOG_ERR, "poll: %m");
             usleep(10000);
         }
@@ -563,21 +403,14 @@ static void *engine_main(void *arg)
         eng->stop_seen = eng->stopping;
         pthread_mutex_unlock(&eng->mu);
         drain_inbox(eng);
-        unsigned ev = sfx_events(&eng->x);
-        if (ev & SFX_EV_GENERATION)
-            on_generation(eng);
-        if (eng->hs == HS_UP && (ev & SFX_EV_BACKEND))
-            monitor_backend(eng);
-        if (eng->hs != HS_UP)
-            drive_handshake(eng, now);
-        if (eng->hs == HS_UP)
-            eng->ops->harvest(eng->cls, eng, cfd >= 0 && (p[2].revents & POLLIN));
+        sfc_step(&eng->c, now);
+        if (eng->c.phase == SFC_UP)
+            harvest(eng, cfd >= 0 && (p[1].revents & POLLIN));
         now = sf_now_ms();
-        if (eng->hs == HS_UP)
-            check_deadline(eng, now);
-        if (eng->rec.replaying && eng->replay_left == 0)
+        check_deadline(eng, now);
+        if (sfc_replaying(&eng->c) && eng->replay_left == 0)
             finish_replay(eng, now);
-        if (eng->hs == HS_UP)
+        if (eng->c.phase == SFC_UP)
             dispatch(eng, now);
         if (eng->stop_seen && stop_ready(eng, now))
             break;
@@ -589,8 +422,7 @@ static void *engine_main(void *arg)
                       " bytes of unflushed writes",
                       eng->j.n_queue, eng->j.retained_bytes);
     sfj_fail_all(&eng->j, ESHUTDOWN, done_tramp, eng);
-    teardown(eng);
-    set_fe_state(eng, XenbusStateClosed);
+    sfc_end(&eng->c);
     return NULL;
 }
 
@@ -613,7 +445,6 @@ int sf_engine_new(const struct sf_class_ops *ops, void *cls, const struct sf_eng
     eng->cfg.device = eng->device;
     eng->wake_fd = -1;
     sfj_init(&eng->j, cfg->max_retained);
-    sfr_init(&eng->rec);
     sf_list_init(&eng->inbox);
     pthread_mutex_init(&eng->mu, NULL);
     pthread_condattr_t ca;
@@ -635,12 +466,12 @@ int sf_engine_new(const struct sf_class_ops *ops, void *cls, const struct sf_eng
 
 int sf_engine_start(struct sf_engine *eng)
 {
-    if (sfx_open(&eng->x, eng->device) < 0) {
-        sf_engine_log(eng, SF_LOG_ERR, "xenstore: open and watch %s/%s: %m", eng->device,
-                      USK_FE_GENERATION);
+    struct sfc_config cc = {.device = eng->device,
+                            .deadline_ms = eng->cfg.deadline_ms,
+                            .log = log_sink,
+                            .log_arg = eng};
+    if (sfc_open(&eng->c, &engine_conn_ops, eng, &cc) < 0)
         return -1;
-    }
-    eng->x_open = true;
     int err = pthread_create(&eng->thread, NULL, engine_main, eng);
     if (err) {
         errno = err;
@@ -697,8 +528,7 @@ void sf_engine_free(struct sf_engine *eng)
         pthread_join(eng->thread, NULL);
     }
     sfj_fini(&eng->j);
-    if (eng->x_open)
-        sfx_close(&eng->x);
+    sfc_close(&eng->c);
     if (eng->wake_fd >= 0)
         close(eng->wake_fd);
     pthread_cond_destroy(&eng->room_cv);

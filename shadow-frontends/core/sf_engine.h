@@ -1,18 +1,24 @@
-/* sf_engine.h - the shadow frontend engine: one thread and one poll loop
- * per device that owns the journal (sf_journal.h), the recovery state
- * machine (sf_recovery.h) and the xenstore side (sf_xenbus.h), and drives a
- * device class through its ops table. Callers (any number of threads)
- * submit a request as a list of journal entries and block until it is done;
- * while a recovery runs their requests are held (bounded: max_held) and
- * replayed after it, so that they see a pause, never an error.
+/* sf_engine.h - the journal-based shadow frontend engine, for classes
+ * whose requests are replayed one by one (the disk): one thread and one
+ * poll loop per device that owns the journal (sf_journal.h) and the
+ * connection driver (sf_conn.h: handshake, watches, recovery sequence), and
+ * drives a device class through its ops table. Callers (any number of
+ * threads) submit a request as a list of journal entries and block until it
+ * is done; while a recovery runs their requests are held (bounded:
+ * max_held) and replayed after it, so that they see a pause, never an
+ * error.
  *
  * The class knows its ring and its protocol keys; the engine knows neither.
- * All class ops run on the engine thread.
+ * Data flows one way: the class copies responses out of its ring and hands
+ * them over (harvest); the engine validates each against the journal and
+ * retires it (complete). All class ops run on the engine thread.
  */
 #ifndef SF_ENGINE_H
 #define SF_ENGINE_H
 
+#include "sf_conn.h"
 #include "sf_journal.h"
+#include "sf_log.h"
 #include "sf_recovery.h"
 #include "sf_validate.h"
 #include "sf_xenbus.h"
@@ -24,20 +30,21 @@
 
 struct sf_engine;
 
-enum sf_log_level {
-    SF_LOG_ERR = 0, /* a fault, a failure: the operator should know */
-    SF_LOG_INFO,    /* a state change */
-    SF_LOG_DEBUG,
-};
-
 /* What a class reports about a new connection. */
-struct sf_conn {
+struct sf_conn_info {
     uint32_t nslots;   /* requests the ring holds at once */
     bool write_cache;  /* completed changes are durable only after a flush */
     uint64_t max_data; /* longest SFJ_DATA entry it can issue now (bytes) */
 };
 
 #define SF_CONN_MISMATCH 1 /* connect(): not the device we had */
+
+/* A response as copied out of the ring, not yet checked. */
+struct sf_rsp {
+    uint64_t id;
+    unsigned op;
+    int status;
+};
 
 struct sf_class_ops {
     const char *name;
@@ -49,7 +56,7 @@ struct sf_class_ops {
     /* The backend is Connected: read its device properties. first is true
      * for the very first connection. Returns 0 with *conn filled, or
      * SF_CONN_MISMATCH (a different device: fatal), or -1 (unusable now). */
-    int (*connect)(void *cls, struct sfx *x, bool first, struct sf_conn *conn);
+    int (*connect)(void *cls, struct sfx *x, bool first, struct sf_conn_info *conn);
     /* Drop the transport: unshare every page, unbind, remove the transport
      * keys. Never touches the old pages again. Safe to call when down. */
     void (*teardown)(void *cls, struct sfx *x);
@@ -59,10 +66,15 @@ struct sf_class_ops {
     int (*issue)(void *cls, struct sfj_entry *e, int *status);
     /* Make issued requests visible to the backend and notify it. */
     void (*kick)(void *cls);
-    /* Consume responses: check each with sf_engine_check, finish it with
-     * sf_engine_done. On a bad one call sf_engine_fault and return -1 at
-     * once (the transport is gone by then). event: fd() was readable. */
-    int (*harvest)(void *cls, struct sf_engine *eng, bool event);
+    /* Copy up to max responses out of the ring into rsp, in ring order;
+     * returns how many (0: none now), or -1 with why when the ring itself
+     * is impossible (its producer index). Checks nothing else and touches
+     * no entry. event: fd() was readable (acknowledge it). */
+    int (*harvest)(void *cls, bool event, struct sf_rsp *rsp, unsigned max, char *why, size_t len);
+    /* A response the engine has validated against e: finish the class's
+     * side (read data out, pages back). Returns the entry's status: 0 or an
+     * errno value. */
+    int (*complete)(void *cls, struct sfj_entry *e, int status);
     /* One-line description of an entry, for logs. */
     void (*describe)(void *cls, const struct sfj_entry *e, char *buf, size_t len);
     const struct sfv_rules *rules;
@@ -100,15 +112,7 @@ enum sf_state sf_engine_state(struct sf_engine *eng);
 /* Recoveries completed so far. */
 uint64_t sf_engine_recoveries(struct sf_engine *eng);
 
-/* For the class, on the engine thread. */
-/* Check a response copied from the ring; on a bad one, report the fault
- * (bad-response) and return NULL. */
-struct sfj_entry *sf_engine_check(struct sf_engine *eng, uint64_t id, unsigned op, int status);
-/* Finish an entry sf_engine_check returned: status 0 or an errno value. */
-void sf_engine_done(struct sf_engine *eng, struct sfj_entry *e, int status);
-/* The backend misbehaved or went away: start (or continue) a recovery. */
-void sf_engine_fault(struct sf_engine *eng, enum sf_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* For the class, on the engine thread: a line in the device's log. */
 void sf_engine_log(struct sf_engine *eng, enum sf_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

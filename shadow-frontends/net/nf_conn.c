@@ -126,14 +126,15 @@ static void txq_retire(struct nf_conn *c)
 }
 
 void nf_conn_unanswered(struct nf_conn *c,
-                        void (*fn)(void *arg, const struct virtio_net_hdr *vh, const uint8_t *f,
-                                   unsigned len),
+                        uint8_t *(*fn)(void *arg, const struct virtio_net_hdr *vh, unsigned len),
                         void *arg)
 {
-    static uint8_t frame[NF_MAX_FRAME];
     for (unsigned i = 0; i < c->txq_n; i++) {
         const struct nf_txpkt *p = &c->txq[(c->txq_head + i) % NF_TX_PAGES];
         if (!pkt_outstanding(c, p))
+            continue;
+        uint8_t *frame = fn(arg, &p->vh, p->len);
+        if (!frame)
             continue;
         unsigned off = 0;
         for (unsigned k = 0; k < p->nslots; k++) {
@@ -141,7 +142,6 @@ void nf_conn_unanswered(struct nf_conn *c,
             memcpy(frame + off, c->txpg + (size_t)p->ids[k] * NF_PAGE, chunk);
             off += chunk;
         }
-        fn(arg, &p->vh, frame, p->len);
     }
 }
 

@@ -103,12 +103,12 @@ typedef void (*nf_rx_fn)(void *arg, const uint8_t *frame, unsigned len, uint16_t
 int nf_conn_harvest(struct nf_conn *c, nf_rx_fn rx, void *arg, char *why, size_t len);
 
 /* Copy out, oldest first, every data packet none of whose slots the backend
- * answered (it may not have sent them): fn(arg, frame, len) for each; none
- * unless the connection tracks its packets (track). Called
- * before teardown; the pages are ours and only readable by the backend. */
+ * answered (it may not have sent them): fn(arg, vh, len) gives where its len
+ * bytes go (NULL: skip it); none unless the connection tracks its packets
+ * (track). Called before teardown; the pages are ours and only readable by
+ * the backend. */
 void nf_conn_unanswered(struct nf_conn *c,
-                        void (*fn)(void *arg, const struct virtio_net_hdr *vh, const uint8_t *f,
-                                   unsigned len),
+                        uint8_t *(*fn)(void *arg, const struct virtio_net_hdr *vh, unsigned len),
                         void *arg);
 
 /* The issue time of the oldest unanswered tx request; false if none. */

@@ -1,6 +1,6 @@
-/* nf_dev.c - the shadow netfront's state machine: handshake, detection,
- * isolation, reconnection and restore around its connections, the TAP's
- * carrier, the tx held while there is no backend. */
+/* nf_dev.c - the shadow netfront: its connections as a class of the
+ * connection driver (setup, connect and restore, isolation), the TAP's
+ * carrier, the tx held while there is no backend, rx delivery, the loop. */
 #define _GNU_SOURCE
 #include "nf_dev.h"
 
@@ -19,50 +19,30 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define TICK_MS          50u  /* while tx requests are outstanding */
-#define DOWN_TICK_MS     200u /* handshake re-evaluation while not connected */
-#define SETUP_RETRY_MS   500u
-#define MIN_HANDSHAKE_MS 5000u
-#define HELD_MAX_BYTES   (4u << 20)
-#define TAP_BATCH        64u /* frames read from the TAP per loop turn */
-#define TOKEN_REL        "nf-release"
-#define VNET             sizeof(struct virtio_net_hdr)
+#define HELD_MAX_BYTES (4u << 20)
+#define TAP_BATCH      64u /* frames read from the TAP per loop turn */
+#define VNET           sizeof(struct virtio_net_hdr)
 /* GSO packets the TAP may hand us: a frame of at most 65535 bytes. */
 #define GSO_MAX_BYTES 65000u
 /* A read of this many bytes may have been truncated. */
 #define READ_MAX (VNET + NF_MAX_FRAME + 1)
 
-void nf_log(const struct nf_dev *d, bool verbose_only, const char *fmt, ...)
+/* Lines from the class and from the connection driver: DEBUG only with
+ * --verbose. */
+static void log_sink(void *arg, enum sf_log_level level, const char *msg)
 {
-    if (verbose_only && !d->cfg.verbose)
+    const struct nf_dev *d = arg;
+    if (level == SF_LOG_DEBUG && !d->cfg.verbose)
         return;
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     fprintf(stderr, "understudy-netfront[%s]: %s\n", d->cfg.device, msg);
 }
 
-/* ---- publishing ---- */
-
-static void publish(struct nf_dev *d, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void publish(struct nf_dev *d, const char *key, const char *fmt, ...)
+void nf_log(const struct nf_dev *d, bool verbose_only, const char *fmt, ...)
 {
-    char val[SF_REPORT_MAX + 64];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(val, sizeof(val), fmt, ap);
+    sf_vlogf(log_sink, (void *)d, verbose_only ? SF_LOG_DEBUG : SF_LOG_INFO, fmt, ap);
     va_end(ap);
-    if (sfx_write(&d->x, key, "%s", val) < 0)
-        nf_log(d, false, "xenstore write %s/%s: %m", d->cfg.device, key);
-}
-
-static void set_fe_state(struct nf_dev *d, int state)
-{
-    if (sfx_set_state(&d->x, state) < 0)
-        nf_log(d, false, "xenstore write %s/state (%s): %m", d->cfg.device, xsu_state_name(state));
 }
 
 static void carrier(struct nf_dev *d, bool on)
@@ -105,54 +85,47 @@ static void held_drop_all(struct nf_dev *d)
 
 /* Frames the dead connection never had answered go first, before those held
  * since, oldest first; what passes the bound is dropped. */
-struct replay {
-    struct nf_held f[NF_TX_PAGES];
-    unsigned n;
-};
-
-static void collect_unanswered(void *arg, const struct virtio_net_hdr *vh, const uint8_t *frame,
-                               unsigned len)
+static uint8_t *collect_unanswered(void *arg, const struct virtio_net_hdr *vh, unsigned len)
 {
-    struct replay *r = arg;
-    if (r->n == NF_TX_PAGES)
-        return;
+    struct nf_dev *d = arg;
+    if (d->n_unans == NF_TX_PAGES)
+        return NULL;
     uint8_t *p = malloc(VNET + len);
     if (!p)
-        return;
+        return NULL;
     memcpy(p, vh, VNET);
-    memcpy(p + VNET, frame, len);
-    r->f[r->n].data = p;
-    r->f[r->n].len = VNET + len;
-    r->n++;
+    d->unans[d->n_unans++] = (struct nf_held){.data = p, .len = VNET + len};
+    return p + VNET;
 }
 
 static unsigned requeue_unanswered(struct nf_dev *d)
 {
-    static struct replay r;
-    r.n = 0;
+    d->n_unans = 0;
     for (unsigned k = 0; k < d->nq; k++)
-        nf_conn_unanswered(d->q[k], collect_unanswered, &r);
+        nf_conn_unanswered(d->q[k], collect_unanswered, d);
     unsigned kept = 0;
-    for (unsigned i = r.n; i-- > 0;) {
+    for (unsigned i = d->n_unans; i-- > 0;) {
         if (d->held_n >= d->cfg.max_held) {
-            free(r.f[i].data);
+            free(d->unans[i].data);
             d->tx_drop_held++;
             continue;
         }
         d->held_head = (d->held_head + d->cfg.max_held - 1) % d->cfg.max_held;
-        d->held[d->held_head] = r.f[i];
+        d->held[d->held_head] = d->unans[i];
         d->held_n++;
-        d->held_bytes += r.f[i].len;
+        d->held_bytes += d->unans[i].len;
         kept++;
     }
+    d->n_unans = 0;
     return kept;
 }
 
-/* ---- connection ---- */
+/* ---- the NIC as a class of the connection driver ---- */
 
 /* The oldest unanswered tx request of any queue. */
-static bool oldest_all(const struct nf_dev *d, uint64_t *since)
+static bool oldest_all(void *arg, uint64_t *since)
 {
+    const struct nf_dev *d = arg;
     bool any = false;
     for (unsigned k = 0; k < d->nq; k++) {
         uint64_t o = 0;
@@ -176,77 +149,34 @@ static void free_queues(struct nf_dev *d)
     d->nq = 0;
 }
 
-static void teardown(struct nf_dev *d)
+static void nf_teardown(void *arg, struct sfx *x)
 {
+    struct nf_dev *d = arg;
     free_queues(d);
-    nf_remove_transport(&d->x);
-    d->hs = NF_HS_DOWN;
+    nf_remove_transport(x);
 }
 
-static void fault(struct nf_dev *d, enum sf_kind kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void fault(struct nf_dev *d, enum sf_kind kind, const char *fmt, ...)
+/* Take back what the dead connection never answered, then carrier off: the
+ * kernel holds the guest's tx from here on. */
+static void nf_isolate(void *arg, char *held, size_t len)
 {
-    if (d->rec.state == SF_FAILED)
-        return;
-    char detail[SF_REPORT_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
-    va_end(ap);
-    uint64_t now = sf_now_ms(), evidence = d->last_alive, oldest = 0;
-    if (oldest_all(d, &oldest) && oldest > evidence)
-        evidence = oldest;
-    unsigned replay = d->cfg.shadow && d->nq && d->hs == NF_HS_UP ? requeue_unanswered(d) : 0;
-    teardown(d);
-    set_fe_state(d, XenbusStateClosed);
+    struct nf_dev *d = arg;
+    unsigned replay = d->cfg.shadow && d->nq && d->c.phase == SFC_UP ? requeue_unanswered(d) : 0;
     carrier(d, false);
     /* Until the next backend says what it takes: partial checksums only
      * (which we can always complete). */
     if (d->cfg.offloads && nf_tap_offload(&d->tap, nf_off_tun_flags(&(struct nf_txcaps){0})) < 0)
         nf_log(d, false, "TUNSETOFFLOAD on %s: %m", d->tap.name);
-    bool report = sfr_detect(&d->rec, kind, detail, now, evidence);
-    if (d->rec.state == SF_CONNECTING) {
-        nf_log(d, false, "connecting to backend %s (domain %u): %s: %s; retrying", d->x.be,
-               d->x.be_id, sf_kind_name(kind), detail);
-        d->hs_retry_at = now + SETUP_RETRY_MS;
-        return;
-    }
-    if (report) {
-        publish(d, USK_FE_REPORT, "%s", d->rec.report);
-        publish(d, USK_FE_STATE, "%s", USK_STATE_RECOVERING);
-    }
-    nf_log(d, false,
-           "backend %s (domain %u) failed: %s: %s; recovering, carrier off, %u frames held "
-           "(%u of them unanswered by it; fault %u of this recovery)%s",
-           d->x.be, d->x.be_id, sf_kind_name(kind), detail, d->held_n, replay, d->rec.faults,
-           d->cfg.shadow ? "" : "; shadow off: tx is dropped until reconnected");
+    snprintf(held, len, "carrier off, %u frames held, %u of them unanswered by it%s", d->held_n,
+             replay, d->cfg.shadow ? "" : "; shadow off: tx is dropped until reconnected");
 }
 
-static void fail_device(struct nf_dev *d, const char *why)
+static void nf_fail(void *arg, char *what, size_t len)
 {
-    sfr_fail(&d->rec);
-    teardown(d);
+    struct nf_dev *d = arg;
     carrier(d, false);
     held_drop_all(d);
-    set_fe_state(d, XenbusStateClosed);
-    publish(d, USK_FE_STATE, "%s", USK_STATE_FAILED);
-    nf_log(d, false, "FAILED: %s; %s stays without carrier from now on", why, d->tap.name);
-}
-
-static unsigned handshake_ms(const struct nf_dev *d)
-{
-    return d->cfg.deadline_ms > MIN_HANDSHAKE_MS ? d->cfg.deadline_ms : MIN_HANDSHAKE_MS;
-}
-
-static void finish_replay(struct nf_dev *d, uint64_t now)
-{
-    sfr_replayed(&d->rec, now);
-    publish(d, USK_FE_RECOVERIES, "%" PRIu64, d->rec.recoveries);
-    publish(d, USK_FE_LAST_RECOVERY, "%s", d->rec.last);
-    publish(d, USK_FE_STATE, "%s", USK_STATE_LIVE);
-    nf_log(d, false, "recovered on backend %s (domain %u): %s; recovery %" PRIu64, d->x.be,
-           d->x.be_id, d->rec.last, d->rec.recoveries);
+    snprintf(what, len, "%s stays without carrier from now on", d->tap.name);
 }
 
 static bool mtu_fits(const struct nf_dev *d)
@@ -256,16 +186,17 @@ static bool mtu_fits(const struct nf_dev *d)
     return frame <= (d->feat.sg ? NF_MAX_FRAME : NF_PAGE);
 }
 
-static int setup(struct nf_dev *d)
+static int nf_setup(void *arg, struct sfx *x, char *why, size_t len)
 {
-    const char *why;
-    if (nf_read_features(&d->x, &d->feat, &why) < 0) {
-        nf_log(d, false, "backend %s: %s: %m; retrying", d->x.be, why);
+    struct nf_dev *d = arg;
+    const char *key;
+    if (nf_read_features(x, &d->feat, &key) < 0) {
+        nf_log(d, false, "backend %s: %s: %m; retrying", x->be, key);
         return -1;
     }
     if (d->feat.has_mac && memcmp(d->feat.mac, d->mac, 6)) {
-        fail_device(d, "the backend serves another NIC (its mac differs from ours)");
-        return -1;
+        snprintf(why, len, "the backend serves another NIC (its mac differs from ours)");
+        return SFC_MISMATCH;
     }
     unsigned nq = d->cfg.queues < d->feat.max_queues ? d->cfg.queues : d->feat.max_queues;
     if (nq == 0)
@@ -275,16 +206,16 @@ static int setup(struct nf_dev *d)
     uint32_t tx_refs[NF_MAX_QUEUES], rx_refs[NF_MAX_QUEUES];
     unsigned ports[NF_MAX_QUEUES];
     for (unsigned k = 0; k < nq; k++) {
-        d->q[k] = malloc(sizeof(*d->q[k]));
+        d->q[k] = calloc(1, sizeof(*d->q[k]));
         if (!d->q[k]) {
             nf_log(d, false, "out of memory for a connection");
             return -1;
         }
         d->nq = k + 1;
-        if (nf_conn_setup(d->q[k], d->gs, d->xce, d->x.be_id) < 0) {
+        if (nf_conn_setup(d->q[k], d->gs, d->xce, x->be_id) < 0) {
             nf_log(d, false,
                    "queue %u: share rings and buffers with domain %u, bind a port: %m; retrying", k,
-                   d->x.be_id);
+                   x->be_id);
             free(d->q[k]);
             d->q[k] = NULL;
             d->nq = k;
@@ -296,7 +227,7 @@ static int setup(struct nf_dev *d)
         ports[k] = d->q[k]->port;
     }
     d->filter_on = d->feat.mcast && nf_shadow_wants_filter(&d->sh);
-    if (nf_write_transport(&d->x, nq, tx_refs, rx_refs, ports, d->filter_on, d->cfg.offloads) < 0) {
+    if (nf_write_transport(x, nq, tx_refs, rx_refs, ports, d->filter_on, d->cfg.offloads) < 0) {
         nf_log(d, false, "xenstore: write the transport keys in %s: %m; retrying", d->cfg.device);
         return -1;
     }
@@ -309,17 +240,18 @@ static int setup(struct nf_dev *d)
     return 0;
 }
 
-static void connected(struct nf_dev *d, uint64_t now)
+/* The backend is Connected: offloads, carrier on; the restore (multicast
+ * list, held tx) runs from the loop until sfc_replayed. */
+static int nf_connect(void *arg, struct sfx *x, bool first, char *what, size_t len)
 {
-    d->hs = NF_HS_UP;
-    d->last_alive = now;
+    struct nf_dev *d = arg;
     char cfg[96];
     nf_shadow_describe(&d->sh, cfg, sizeof(cfg));
     if (!mtu_fits(d))
         nf_log(d, false,
                "the guest's MTU %u needs feature-sg, which backend %s does not offer: "
                "frames over one page are dropped",
-               d->sh.mtu, d->x.be);
+               d->sh.mtu, x->be);
     d->caps = (struct nf_txcaps){0};
     unsigned tun = 0;
     if (d->cfg.offloads) {
@@ -339,133 +271,27 @@ static void connected(struct nf_dev *d, uint64_t now)
     const char *mc = !d->feat.mcast ? "no multicast control"
                      : d->filter_on ? "multicast filter on"
                                     : "multicast filter off (promisc/allmulti)";
-    if (d->rec.state == SF_CONNECTING) {
-        sfr_connected(&d->rec, now);
-        publish(d, USK_FE_RECOVERIES, "%" PRIu64, d->rec.recoveries);
-        publish(d, USK_FE_STATE, "%s", USK_STATE_LIVE);
-        nf_log(d, false, "connected to backend %s (domain %u): %s, %s; %s carrier on; %s", d->x.be,
-               d->x.be_id, feat, mc, d->tap.name, cfg);
-        return;
-    }
-    sfr_connected(&d->rec, now);
-    if (!d->cfg.shadow) {
-        nf_log(d, false,
-               "reconnected to backend %s (domain %u): %s, %s; shadow off: %s not restored, "
-               "nothing held",
-               d->x.be, d->x.be_id, feat, mc, cfg);
-        return;
-    }
-    nf_log(d, false,
-           "reconnected to backend %s (domain %u): %s, %s; restoring %s, sending %u held frames",
-           d->x.be, d->x.be_id, feat, mc, cfg, d->held_n);
-}
-
-static void drive_handshake(struct nf_dev *d, uint64_t now)
-{
-    if (d->rec.state == SF_FAILED)
-        return;
-    if (!d->x.be[0] && sfx_read_backend(&d->x) < 0)
-        return; /* the toolstack has not written the device dir yet */
-    int st = sfx_backend_state(&d->x);
-    if (d->hs == NF_HS_DOWN) {
-        if (st == XenbusStateInitWait) {
-            if (now < d->hs_retry_at)
-                return;
-            if (setup(d) < 0) {
-                if (d->rec.state == SF_FAILED)
-                    return;
-                teardown(d);
-                d->hs_retry_at = now + SETUP_RETRY_MS;
-                return;
-            }
-            d->hs = NF_HS_SETUP;
-            d->hs_since = now;
-            /* As Linux netfront: Connected once the keys are written; the
-             * backend connects when it sees it. */
-            set_fe_state(d, XenbusStateConnected);
-        } else if (st == XenbusStateClosed) {
-            set_fe_state(d, XenbusStateInitialising); /* ask it back to InitWait */
-        } else if (st == XenbusStateConnected && d->rec.state == SF_CONNECTING && !d->asked_close) {
-            nf_log(d, false, "backend %s is still Connected to an earlier frontend; closing",
-                   d->x.be);
-            set_fe_state(d, XenbusStateClosed);
-            d->asked_close = true;
-        }
-        return;
-    }
-    if (d->hs != NF_HS_SETUP)
-        return;
-    if (st == XenbusStateConnected) {
-        connected(d, now);
-    } else if (st == XenbusStateInitWait || st == XenbusStateInitialised) {
-        if (now - d->hs_since > handshake_ms(d)) {
-            nf_log(d, false, "backend %s (domain %u) did not connect within %u ms; retrying",
-                   d->x.be, d->x.be_id, handshake_ms(d));
-            teardown(d);
-            set_fe_state(d, XenbusStateClosed);
-        }
-    } else {
-        nf_log(d, false, "backend %s went %s during the handshake; retrying", d->x.be,
-               st < 0 ? "away" : xsu_state_name(st));
-        teardown(d);
-        set_fe_state(d, XenbusStateClosed);
-        d->hs_retry_at = now + SETUP_RETRY_MS;
-    }
-}
-
-static void monitor_backend(struct nf_dev *d)
-{
-    int st = sfx_backend_state(&d->x);
-    if (st == XenbusStateConnected)
-        return;
-    if (st < 0 && errno == ENOENT)
-        fault(d, SF_BACKEND_VANISHED, "backend dir %s is gone", d->x.be);
-    else if (st < 0)
-        fault(d, SF_BACKEND_VANISHED, "backend state %s/state unreadable: %s", d->x.be,
-              strerror(errno));
-    else if (st == XenbusStateClosing || st == XenbusStateClosed)
-        fault(d, SF_BACKEND_CLOSED, "backend went %s unasked", xsu_state_name(st));
+    if (first)
+        snprintf(what, len, "%s, %s; %s carrier on; %s", feat, mc, d->tap.name, cfg);
+    else if (!d->cfg.shadow)
+        snprintf(what, len, "%s, %s; shadow off: %s not restored, nothing held", feat, mc, cfg);
     else
-        fault(d, SF_BACKEND_RESTARTED, "backend went back to %s", xsu_state_name(st));
+        snprintf(what, len, "%s, %s; restoring %s, sending %u held frames", feat, mc, cfg,
+                 d->held_n);
+    return 0;
 }
 
-static void on_generation(struct nf_dev *d)
-{
-    uint64_t g;
-    if (sfx_read_generation(&d->x, &g) < 0) {
-        nf_log(d, false, "xenstore read %s/%s: %m", d->cfg.device, USK_FE_GENERATION);
-        return;
-    }
-    if (g <= d->gen)
-        return;
-    d->gen = g;
-    if (sfx_read_backend(&d->x) < 0) {
-        nf_log(d, false, "generation %" PRIu64 ": cannot use %s/backend and backend-id: %m", g,
-               d->cfg.device);
-        return;
-    }
-    nf_log(d, false, "generation %" PRIu64 ": backend is now %s (domain %u)", g, d->x.be,
-           d->x.be_id);
-    if (d->hs == NF_HS_UP)
-        fault(d, SF_BACKEND_RESTARTED, "rewired by the toolstack to %s (generation %" PRIu64 ")",
-              d->x.be, g);
-    else if (d->hs == NF_HS_SETUP)
-        teardown(d);
-    if (d->rec.state != SF_FAILED) {
-        set_fe_state(d, XenbusStateInitialising);
-        d->hs_retry_at = 0;
-    }
-}
-
-/* A domain went away somewhere: is it our backend's? */
-static void on_release(struct nf_dev *d)
-{
-    if (d->hs == NF_HS_DOWN || !d->xs_rel)
-        return;
-    errno = 0;
-    if (!xs_is_domain_introduced(d->xs_rel, d->x.be_id) && errno == 0)
-        fault(d, SF_BACKEND_VANISHED, "driver domain %u is gone (@releaseDomain)", d->x.be_id);
-}
+static const struct sfc_ops nf_conn_ops = {
+    /* As Linux netfront: Connected once the keys are written; the backend
+     * connects when it sees it. */
+    .setup_state = XenbusStateConnected,
+    .setup = nf_setup,
+    .connect = nf_connect,
+    .teardown = nf_teardown,
+    .isolate = nf_isolate,
+    .fail = nf_fail,
+    .oldest = oldest_all,
+};
 
 /* ---- data ---- */
 
@@ -552,13 +378,13 @@ static void sync_mcast(struct nf_dev *d, uint64_t now)
     if (want == d->filter_on)
         return;
     if (d->feat.mcast_dynamic) {
-        if (nf_write_mcast_request(&d->x, want) == 0)
+        if (nf_write_mcast_request(&d->c.x, want) == 0)
             d->filter_on = want;
     } else if (!d->warned_static) {
         nf_log(d, false,
                "backend %s samples request-multicast-control at connect only: its multicast "
                "filter stays %s until the next connection",
-               d->x.be, d->filter_on ? "on" : "off");
+               d->c.x.be, d->filter_on ? "on" : "off");
         d->warned_static = true;
     }
 }
@@ -576,11 +402,11 @@ static void pump_tx(struct nf_dev *d, uint64_t now)
         d->held_n--;
     }
     /* Each TAP queue feeds one ring (more TAP queues than rings share them). */
-    static uint8_t buf[READ_MAX];
+    uint8_t *buf = d->rdbuf;
     for (unsigned k = 0; k < d->tap.nq; k++) {
         struct nf_conn *c = d->q[k % d->nq];
         for (unsigned i = 0; i < TAP_BATCH && nf_conn_tx_room(c, NF_MAX_SLOTS, 1); i++) {
-            ssize_t n = read(d->tap.qfd[k], buf, sizeof(buf));
+            ssize_t n = read(d->tap.qfd[k], buf, READ_MAX);
             if (n <= 0)
                 break;
             if (tx_one(d, c, buf, (unsigned)n, now))
@@ -596,10 +422,10 @@ static void pump_tx(struct nf_dev *d, uint64_t now)
 /* No backend: hold what the kernel had queued, up to the bound. */
 static void hold_tx(struct nf_dev *d)
 {
-    static uint8_t buf[READ_MAX];
+    uint8_t *buf = d->rdbuf;
     for (unsigned k = 0; k < d->tap.nq; k++) {
         for (unsigned i = 0; i < TAP_BATCH && !held_full(d); i++) {
-            ssize_t n = read(d->tap.qfd[k], buf, sizeof(buf));
+            ssize_t n = read(d->tap.qfd[k], buf, READ_MAX);
             if (n <= 0)
                 break;
             held_push(d, buf, (unsigned)n);
@@ -609,9 +435,9 @@ static void hold_tx(struct nf_dev *d)
 
 static bool want_tap(const struct nf_dev *d, unsigned k)
 {
-    if (d->rec.state == SF_FAILED || (!d->cfg.shadow && d->hs != NF_HS_UP))
+    if (d->c.rec.state == SF_FAILED || (!d->cfg.shadow && d->c.phase != SFC_UP))
         return true; /* read and drop: nothing is held (failed, or no shadow) */
-    if (d->hs == NF_HS_UP)
+    if (d->c.phase == SFC_UP)
         return d->held_n == 0 && nf_conn_tx_room(d->q[k % d->nq], NF_MAX_SLOTS, 1);
     return !held_full(d);
 }
@@ -620,10 +446,9 @@ static bool want_tap(const struct nf_dev *d, unsigned k)
  * backend: what a NIC without a link does). */
 static void drain_tap(struct nf_dev *d)
 {
-    static uint8_t buf[READ_MAX];
     for (unsigned k = 0; k < d->tap.nq; k++)
         for (unsigned i = 0; i < TAP_BATCH; i++) {
-            if (read(d->tap.qfd[k], buf, sizeof(buf)) <= 0)
+            if (read(d->tap.qfd[k], d->rdbuf, READ_MAX) <= 0)
                 break;
             d->tx_drop_held++;
         }
@@ -632,20 +457,20 @@ static void drain_tap(struct nf_dev *d)
 static void harvest(struct nf_dev *d)
 {
     char why[160];
-    for (unsigned k = 0; k < d->nq && d->hs == NF_HS_UP; k++) {
+    for (unsigned k = 0; k < d->nq && d->c.phase == SFC_UP; k++) {
         struct nf_conn *c = d->q[k];
         for (int round = 0; round < 8; round++) {
             uint64_t before = c->tx.rsp_cons + c->rx.rsp_cons;
             int r = nf_conn_harvest(c, deliver, d, why, sizeof(why));
             if (r < 0) {
                 if (d->nq > 1)
-                    fault(d, SF_BAD_RESPONSE, "queue %u: %s", k, why);
+                    sfc_fault(&d->c, SF_BAD_RESPONSE, "queue %u: %s", k, why);
                 else
-                    fault(d, SF_BAD_RESPONSE, "%s", why);
+                    sfc_fault(&d->c, SF_BAD_RESPONSE, "%s", why);
                 return;
             }
             if (c->tx.rsp_cons + c->rx.rsp_cons != before)
-                d->last_alive = sf_now_ms();
+                sfc_alive(&d->c, sf_now_ms());
             if (r == 0)
                 break;
         }
@@ -654,18 +479,17 @@ static void harvest(struct nf_dev *d)
 
 static void check_deadline(struct nf_dev *d, uint64_t now)
 {
-    uint64_t oldest = 0;
-    if (!oldest_all(d, &oldest) || now - oldest < d->cfg.deadline_ms)
-        return;
-    fault(d, SF_TIMEOUT, "tx request unanswered for %" PRIu64 " ms (deadline %u ms)", now - oldest,
-          d->cfg.deadline_ms);
+    uint64_t age;
+    if (sfc_overdue(&d->c, now, &age))
+        sfc_fault(&d->c, SF_TIMEOUT, "tx request unanswered for %" PRIu64 " ms (deadline %u ms)",
+                  age, d->cfg.deadline_ms);
 }
 
 static void read_shadow(struct nf_dev *d, uint64_t now)
 {
     struct nf_shadow s;
     d->next_read = now + d->cfg.poll_ms;
-    if (nf_shadow_read(d->tap.name, &s) < 0) {
+    if (nf_shadow_read(d->tap.name, &s, d->mctext, NF_MCAST_TEXT_MAX) < 0) {
         nf_log(d, false, "reading the configuration of %s: %m", d->tap.name);
         return;
     }
@@ -680,22 +504,14 @@ static void read_shadow(struct nf_dev *d, uint64_t now)
     d->have_shadow = true;
 }
 
+/* The driver's timeout, and the next read of the configuration. */
 static int poll_timeout(const struct nf_dev *d, uint64_t now)
 {
-    uint64_t t = d->hs == NF_HS_UP ? d->cfg.poll_ms : DOWN_TICK_MS;
-    uint64_t oldest = 0;
-    if (d->hs == NF_HS_UP && oldest_all(d, &oldest)) {
-        uint64_t due = oldest + d->cfg.deadline_ms;
-        uint64_t left = due > now ? due - now : 0;
-        if (left < t)
-            t = left;
-        if (t > TICK_MS)
-            t = TICK_MS;
-    }
-    if (d->next_read > now && d->next_read - now < t)
+    uint64_t t = (uint64_t)sfc_timeout(&d->c, now, d->cfg.poll_ms);
+    if (d->next_read <= now)
+        return 0;
+    if (d->next_read - now < t)
         t = d->next_read - now;
-    else if (d->next_read <= now)
-        t = 0;
     return (int)t;
 }
 
@@ -708,74 +524,55 @@ static void on_signal(struct nf_dev *d, int sigfd)
     }
 }
 
+enum { P_SIG, P_EVTCHN, P_NL, P_CONN, P_TAP = P_CONN + SFC_NFDS };
+
 int nf_dev_run(struct nf_dev *d, int sigfd)
 {
-    if (sfx_read_generation(&d->x, &d->gen) < 0)
-        d->gen = 0;
-    if (sfx_read_backend(&d->x) < 0)
-        nf_log(d, false, "cannot use %s/backend and backend-id (%m); waiting", d->cfg.device);
-    set_fe_state(d, XenbusStateInitialising);
+    sfc_begin(&d->c);
     read_shadow(d, sf_now_ms());
     while (!d->stop) {
         uint64_t now = sf_now_ms();
-        struct pollfd p[5 + NF_MAX_QUEUES] = {
-            {.fd = sigfd, .events = POLLIN},
-            {.fd = sfx_fd(&d->x), .events = POLLIN},
-            {.fd = d->hs == NF_HS_UP ? xenevtchn_fd(d->xce) : -1, .events = POLLIN},
-            {.fd = d->tap.nl, .events = POLLIN},
-            {.fd = d->xs_rel ? xs_fileno(d->xs_rel) : -1, .events = POLLIN},
+        struct pollfd p[P_TAP + NF_MAX_QUEUES] = {
+            [P_SIG] = {.fd = sigfd, .events = POLLIN},
+            [P_EVTCHN] = {.fd = d->c.phase == SFC_UP ? xenevtchn_fd(d->xce) : -1, .events = POLLIN},
+            [P_NL] = {.fd = d->tap.nl, .events = POLLIN},
         };
+        sfc_pollfds(&d->c, &p[P_CONN]);
         for (unsigned k = 0; k < d->tap.nq; k++)
-            p[5 + k] = (struct pollfd){.fd = want_tap(d, k) ? d->tap.qfd[k] : -1, .events = POLLIN};
-        if (poll(p, 5 + d->tap.nq, poll_timeout(d, now)) < 0 && errno != EINTR) {
+            p[P_TAP + k] =
+                (struct pollfd){.fd = want_tap(d, k) ? d->tap.qfd[k] : -1, .events = POLLIN};
+        if (poll(p, P_TAP + d->tap.nq, poll_timeout(d, now)) < 0 && errno != EINTR) {
             nf_log(d, false, "poll: %m");
             usleep(10000);
         }
         now = sf_now_ms();
-        if (p[0].revents & POLLIN)
+        if (p[P_SIG].revents & POLLIN)
             on_signal(d, sigfd);
-        if (p[2].revents & POLLIN)
+        if (p[P_EVTCHN].revents & POLLIN)
             nf_conn_ack_event(d->q[0]); /* one handle: any queue's port */
-        if ((p[3].revents & POLLIN) && nf_tap_link_event(&d->tap))
+        if ((p[P_NL].revents & POLLIN) && nf_tap_link_event(&d->tap))
             d->next_read = now;
         if (now >= d->next_read)
             read_shadow(d, now);
-        unsigned ev = sfx_events(&d->x);
-        if (ev & SFX_EV_GENERATION)
-            on_generation(d);
-        if (d->hs == NF_HS_UP && (ev & SFX_EV_BACKEND))
-            monitor_backend(d);
-        if (p[4].revents & POLLIN) {
-            char **w;
-            bool rel = false;
-            for (int i = 0; i < 256 && (w = xs_check_watch(d->xs_rel)) != NULL; i++) {
-                rel = true;
-                free(w);
-            }
-            if (rel)
-                on_release(d);
-        }
-        if (d->hs != NF_HS_UP)
-            drive_handshake(d, now);
-        if (d->hs == NF_HS_UP)
+        sfc_step(&d->c, now);
+        if (d->c.phase == SFC_UP)
             harvest(d);
         now = sf_now_ms();
-        if (d->hs == NF_HS_UP)
-            check_deadline(d, now);
-        if (d->hs == NF_HS_UP) {
+        check_deadline(d, now);
+        if (d->c.phase == SFC_UP) {
             pump_tx(d, now);
             for (unsigned k = 0; k < d->nq; k++)
                 nf_conn_push(d->q[k]);
-            if (d->rec.replaying && !d->held_n && !d->q[0]->tx_mcast_pending)
-                finish_replay(d, now);
-        } else if (d->rec.state == SF_FAILED || !d->cfg.shadow) {
+            /* The NIC's replay: held frames sent, multicast list answered. */
+            if (sfc_replaying(&d->c) && !d->held_n && !d->q[0]->tx_mcast_pending)
+                sfc_replayed(&d->c, now, "");
+        } else if (d->c.rec.state == SF_FAILED || !d->cfg.shadow) {
             drain_tap(d);
         } else {
             hold_tx(d);
         }
     }
-    teardown(d);
-    set_fe_state(d, XenbusStateClosed);
+    sfc_end(&d->c);
     return 0;
 }
 
@@ -784,28 +581,23 @@ int nf_dev_open(struct nf_dev *d, const struct nf_config *cfg)
     memset(d, 0, sizeof(*d));
     d->cfg = *cfg;
     d->tap.fd = d->tap.ctl = d->tap.nl = -1;
-    sfr_init(&d->rec);
     d->held = calloc(cfg->max_held, sizeof(*d->held));
-    if (!d->held) {
+    d->unans = calloc(NF_TX_PAGES, sizeof(*d->unans));
+    d->rdbuf = calloc(1, READ_MAX);
+    d->mctext = calloc(1, NF_MCAST_TEXT_MAX);
+    if (!d->held || !d->unans || !d->rdbuf || !d->mctext) {
         nf_log(d, false, "out of memory");
         return -1;
     }
-    if (sfx_open(&d->x, cfg->device) < 0) {
-        nf_log(d, false, "xenstore: open and watch %s/%s: %m", cfg->device, USK_FE_GENERATION);
+    struct sfc_config cc = {
+        .device = cfg->device, .deadline_ms = cfg->deadline_ms, .log = log_sink, .log_arg = d};
+    if (sfc_open(&d->c, &nf_conn_ops, d, &cc) < 0)
         return -1;
-    }
-    d->x_open = true;
-    if (nf_read_fe_mac(&d->x, d->mac) < 0) {
+    if (nf_read_fe_mac(&d->c.x, d->mac) < 0) {
         nf_log(d, false, "%s/mac: %s", cfg->device,
                errno == ENOENT ? "absent (the toolstack writes it)"
                                : "not a unicast MAC address xx:xx:xx:xx:xx:xx");
         return -1;
-    }
-    d->xs_rel = xs_open(0);
-    if (d->xs_rel && !xs_watch(d->xs_rel, "@releaseDomain", TOKEN_REL)) {
-        nf_log(d, true, "watch @releaseDomain: %m (domain death is seen through the backend dir)");
-        xs_close(d->xs_rel);
-        d->xs_rel = NULL;
     }
     d->gs = xengntshr_open(NULL, 0);
     d->xce = xenevtchn_open(NULL, 0);
@@ -840,17 +632,18 @@ void nf_dev_close(struct nf_dev *d)
         held_drop_all(d);
     free(d->held);
     d->held = NULL;
+    free(d->unans);
+    d->unans = NULL;
+    free(d->rdbuf);
+    d->rdbuf = NULL;
+    free(d->mctext);
+    d->mctext = NULL;
     nf_tap_close(&d->tap);
     if (d->xce)
         xenevtchn_close(d->xce);
     if (d->gs)
         xengntshr_close(d->gs);
-    if (d->xs_rel)
-        xs_close(d->xs_rel);
-    if (d->x_open)
-        sfx_close(&d->x);
+    sfc_close(&d->c);
     d->xce = NULL;
     d->gs = NULL;
-    d->xs_rel = NULL;
-    d->x_open = false;
 }

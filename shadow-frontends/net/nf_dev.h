@@ -1,6 +1,9 @@
-/* nf_dev.h - the shadow netfront: one NIC, its TAP, its shadow, and the
- * recovery state machine around its connections (see README.md, "The NIC").
- * Single-threaded: nf_dev_run owns one poll loop.
+/* nf_dev.h - the shadow netfront: one NIC, its TAP, its shadow, and its
+ * connections, as a class of the core's connection driver (sf_conn.h: the
+ * handshake, detection and the recovery sequence are the core's). What is
+ * the NIC's own: the TAP and its carrier, tx held while there is no backend
+ * and the replay of unanswered frames, the multicast list and MTU restore,
+ * rx delivery. Single-threaded: nf_dev_run owns one poll loop.
  */
 #ifndef NF_DEV_H
 #define NF_DEV_H
@@ -10,8 +13,7 @@
 #include "nf_shadow.h"
 #include "nf_tap.h"
 #include "nf_xenbus.h"
-#include "sf_recovery.h"
-#include "sf_xenbus.h"
+#include "sf_conn.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,12 +30,6 @@ struct nf_config {
     bool verbose;
 };
 
-enum nf_hs {
-    NF_HS_DOWN = 0, /* no connection */
-    NF_HS_SETUP,    /* keys written, we are Connected, waiting for the backend */
-    NF_HS_UP,
-};
-
 struct nf_held {
     uint8_t *data;
     unsigned len;
@@ -42,18 +38,11 @@ struct nf_held {
 struct nf_dev {
     struct nf_config cfg;
     uint8_t mac[6];
-    struct sfx x;
-    bool x_open;
-    struct xs_handle *xs_rel; /* a second handle for @releaseDomain */
-    struct sf_recovery rec;
+    struct sfc c; /* the connection driver: handshake, watches, recovery */
     struct nf_tap tap;
     xengntshr_handle *gs;
     xenevtchn_handle *xce;
 
-    enum nf_hs hs;
-    uint64_t hs_since, hs_retry_at;
-    bool asked_close;
-    uint64_t gen;
     struct nf_conn *q[NF_MAX_QUEUES]; /* the connection: one per queue */
     unsigned nq;
     struct nf_features feat;
@@ -61,7 +50,6 @@ struct nf_dev {
     bool gso_bounded;      /* the TAP's GSO packets fit a tx request */
     bool filter_on;        /* request-multicast-control as the backend sampled it */
     bool warned_static;    /* logged that a static-only backend keeps filtering */
-    uint64_t last_alive;   /* last valid response */
 
     struct nf_shadow sh;      /* the guest's configuration, as last read */
     struct nf_shadow applied; /* the multicast list the backend has (its mc part) */
@@ -73,6 +61,12 @@ struct nf_dev {
     struct nf_held *held;
     unsigned held_head, held_n;
     uint64_t held_bytes;
+    /* at a fault: the frames the dead connection never answered */
+    struct nf_held *unans; /* NF_TX_PAGES */
+    unsigned n_unans;
+
+    uint8_t *rdbuf; /* one frame read from the TAP (READ_MAX bytes) */
+    char *mctext;   /* /proc/net/dev_mcast (NF_MCAST_TEXT_MAX bytes) */
 
     uint64_t tx_drop_held, tx_drop_big, tx_drop_off, rx_filtered, rx_tap_err, rx_drop_off;
     bool stop;

@@ -123,16 +123,14 @@ int nf_shadow_parse_mcast(const char *text, const char *ifname, struct nf_shadow
     return lines;
 }
 
-int nf_shadow_read(const char *ifname, struct nf_shadow *s)
+int nf_shadow_read(const char *ifname, struct nf_shadow *s, char *text, size_t len)
 {
     unsigned long mtu, flags;
     if (read_sys_ulong(ifname, "mtu", 10, &mtu) < 0 ||
         read_sys_ulong(ifname, "flags", 16, &flags) < 0)
         return -1;
-    /* A guest with thousands of groups still gets a bounded read: past
-     * the buffer, the list counts as overflowed. */
-    static char text[64 * 1024];
-    ssize_t n = read_text("/proc/net/dev_mcast", text, sizeof(text));
+    /* Past the buffer, the list counts as overflowed. */
+    ssize_t n = read_text("/proc/net/dev_mcast", text, len);
     if (n < 0)
         return -1;
     struct nf_shadow t = {.mtu = (unsigned)mtu,
@@ -141,7 +139,7 @@ int nf_shadow_read(const char *ifname, struct nf_shadow *s)
                           .allmulti = flags & IFF_ALLMULTI};
     if (nf_shadow_parse_mcast(text, ifname, &t) < 0)
         return -1;
-    if ((size_t)n + 1 >= sizeof(text))
+    if ((size_t)n + 1 >= len)
         t.mc_overflow = true;
     *s = t;
     return 0;

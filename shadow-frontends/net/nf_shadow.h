@@ -13,6 +13,9 @@
 #include <stdint.h>
 
 #define NF_MCAST_MAX 64u /* addresses recorded; more: the list is "overflowed" */
+/* A buffer for /proc/net/dev_mcast: a guest with thousands of groups
+ * still gets a bounded read (past it, the list counts as overflowed). */
+#define NF_MCAST_TEXT_MAX (64u * 1024u)
 
 struct nf_shadow {
     unsigned mtu;
@@ -23,8 +26,9 @@ struct nf_shadow {
 };
 
 /* Read the interface's configuration (MTU and flags from /sys/class/net/IF,
- * the multicast list from /proc/net/dev_mcast) into s. 0 or -1 (errno). */
-int nf_shadow_read(const char *ifname, struct nf_shadow *s);
+ * the multicast list from /proc/net/dev_mcast, read into the caller's buf of
+ * len bytes) into s. 0 or -1 (errno). */
+int nf_shadow_read(const char *ifname, struct nf_shadow *s, char *buf, size_t len);
 
 /* Parse /proc/net/dev_mcast's text for ifname into s's list. Returns the
  * number of lines for ifname, or -1 (EINVAL: a malformed line for it). */

@@ -2,14 +2,13 @@
 #define _GNU_SOURCE
 #include "nf_xenbus.h"
 
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TXN_RETRIES 8
 
 static int hexdigit(char c)
 {
@@ -112,10 +111,22 @@ static int write_queue(struct sfx *x, xs_transaction_t t, const char *dir, uint3
     return 0;
 }
 
-static int write_all(struct sfx *x, xs_transaction_t t, unsigned nq, const uint32_t *tx_refs,
-                     const uint32_t *rx_refs, const unsigned *ports, bool mcast_filter, bool off)
+struct transport {
+    struct sfx *x;
+    unsigned nq;
+    const uint32_t *tx_refs, *rx_refs;
+    const unsigned *ports;
+    bool mcast_filter, offloads;
+};
+
+static int write_all(struct xs_handle *xs, xs_transaction_t t, void *arg)
 {
-    struct xs_handle *xs = sfx_xs(x);
+    const struct transport *tr = arg;
+    struct sfx *x = tr->x;
+    unsigned nq = tr->nq;
+    const uint32_t *tx_refs = tr->tx_refs, *rx_refs = tr->rx_refs;
+    const unsigned *ports = tr->ports;
+    bool mcast_filter = tr->mcast_filter, off = tr->offloads;
     if (nq == 1) {
         if (write_queue(x, t, x->fe, tx_refs[0], rx_refs[0], ports[0]) < 0)
             return -1;
@@ -153,24 +164,14 @@ static int write_all(struct sfx *x, xs_transaction_t t, unsigned nq, const uint3
 int nf_write_transport(struct sfx *x, unsigned nq, const uint32_t *tx_refs, const uint32_t *rx_refs,
                        const unsigned *ports, bool mcast_filter, bool offloads)
 {
-    struct xs_handle *xs = sfx_xs(x);
-    for (int i = 0; i < TXN_RETRIES; i++) {
-        xs_transaction_t t = xs_transaction_start(xs);
-        if (t == XBT_NULL)
-            return -1;
-        if (write_all(x, t, nq, tx_refs, rx_refs, ports, mcast_filter, offloads) < 0) {
-            int e = errno;
-            xs_transaction_end(xs, t, true);
-            errno = e;
-            return -1;
-        }
-        if (xs_transaction_end(xs, t, false))
-            return 0;
-        if (errno != EAGAIN)
-            return -1;
-    }
-    errno = EAGAIN;
-    return -1;
+    struct transport tr = {.x = x,
+                           .nq = nq,
+                           .tx_refs = tx_refs,
+                           .rx_refs = rx_refs,
+                           .ports = ports,
+                           .mcast_filter = mcast_filter,
+                           .offloads = offloads};
+    return xsu_txn(sfx_xs(x), write_all, &tr, NULL);
 }
 
 int nf_write_mcast_request(struct sfx *x, bool on)

@@ -3,21 +3,13 @@
  * flushes and barriers, retention and its bound, replay order after a
  * lost connection, splitting, and the failure path. No Xen. */
 #define _GNU_SOURCE
+#include "check.h"
 #include "sf_journal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 #define K 1024u
 
@@ -537,10 +529,5 @@ int main(void)
     test_lookup();
     test_split();
     test_fail_all();
-    if (failures) {
-        fprintf(stderr, "test-sf-journal: %d checks failed\n", failures);
-        return 1;
-    }
-    printf("test-sf-journal: all checks passed\n");
-    return 0;
+    return check_done("test-sf-journal");
 }

@@ -2,19 +2,11 @@
  * (shadow-frontends/core/sf_recovery.c): states, the shadow/report and
  * shadow/last-recovery strings of xenstore-schema/schema.md. */
 #define _GNU_SOURCE
+#include "check.h"
 #include "sf_recovery.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static void test_cycle(void)
 {
@@ -76,10 +68,5 @@ int main(void)
 {
     test_cycle();
     test_report_bounds();
-    if (failures) {
-        fprintf(stderr, "test-sf-recovery: %d checks failed\n", failures);
-        return 1;
-    }
-    printf("test-sf-recovery: all checks passed\n");
-    return 0;
+    return check_done("test-sf-recovery");
 }

@@ -2,25 +2,17 @@
  * (shadow-frontends/core/sf_validate.c) over a journal: unknown ids,
  * duplicates, wrong operations, impossible statuses, ring indexes. */
 #define _GNU_SOURCE
+#include "check.h"
 #include "sf_validate.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
 /* Rules of a made-up class: the response op must equal the entry's op + 100;
  * status 0 and -1 always, -2 only for op 3. */
 static bool op_matches(void *cls, const struct sfj_entry *e, unsigned op)
 {
-    CHECK(cls == (void *)&failures);
+    CHECK(cls == (void *)&check_failures);
     return op == e->op + 100;
 }
 
@@ -58,7 +50,7 @@ static void test_responses(void)
     sfj_submit(&j, r);
     sfj_submit(&j, f);
     sfj_dispatch(&j, 0, issue, done, NULL);
-    void *cls = &failures;
+    void *cls = &check_failures;
     struct sfj_entry *e;
     CHECK(sfv_check(&j, &rules, cls, r->wire_id, 101, 0, &e) == SFV_OK && e == r);
     CHECK(sfv_check(&j, &rules, cls, r->wire_id + 1, 101, 0, &e) == SFV_UNKNOWN_ID && !e);
@@ -100,10 +92,5 @@ int main(void)
 {
     test_responses();
     test_ring_indexes();
-    if (failures) {
-        fprintf(stderr, "test-sf-validate: %d checks failed\n", failures);
-        return 1;
-    }
-    printf("test-sf-validate: all checks passed\n");
-    return 0;
+    return check_done("test-sf-validate");
 }

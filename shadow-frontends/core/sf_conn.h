@@ -1,0 +1,144 @@
+/* sf_conn.h - the connection driver of a shadow frontend, one for every
+ * class: the xenbus handshake with the backend, the watches (the device's
+ * shadow/generation, the backend dir, @releaseDomain), detection of a
+ * backend that went away or was rewired, the fault / fail / replayed
+ * sequence of the recovery state machine (sf_recovery.h), and what the
+ * frontend publishes: its XenbusState and its shadow/ keys.
+ *
+ * A class brings its transport (rings, grants, event channels, protocol
+ * keys), its restore step and what it holds across a recovery through
+ * sfc_ops; the driver knows none of them. A class is a journal-based engine
+ * (sf_engine.h, the disk), or a loop of its own (the NIC; a PCM whose clock
+ * keeps running and that only reopens its streams). It owns no thread and no loop: the owner polls
+ * the fds from sfc_pollfds beside its own (event channels, a TAP, a PCM's descriptors, its timers),
+ * with at most sfc_timeout, and calls sfc_step once a turn. Everything runs on the owner's thread.
+ *
+ * One behaviour for every class (README.md, "The connection driver"):
+ *   - @releaseDomain is watched: a backend domain that is no longer
+ *     introduced is a fault (backend-vanished) as soon as it is released;
+ *   - a handshake the backend breaks off, a fault before the first
+ *     connection, and a backend that connects but is unusable all write
+ *     Closed and retry after SETUP_RETRY_MS;
+ *   - the frontend is Connected once the backend is; before that, once its
+ *     transport keys are written, it writes the class's setup_state.
+ */
+#ifndef SF_CONN_H
+#define SF_CONN_H
+
+#include "sf_log.h"
+#include "sf_recovery.h"
+#include "sf_xenbus.h"
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SFC_NFDS     2 /* pollfds the driver needs (sfc_pollfds) */
+#define SFC_MISMATCH 1 /* setup/connect: not the device we had; it fails */
+
+enum sfc_phase {
+    SFC_DOWN = 0, /* no transport */
+    SFC_SETUP,    /* transport keys written, waiting for the backend's Connected */
+    SFC_UP,       /* connected: the class may use its transport */
+};
+
+struct sfc_ops {
+    /* The XenbusState written once the transport keys are: Initialised
+     * (blkif) or Connected (netif: Linux's netback connects only on it). */
+    int setup_state;
+    /* The backend in x is in InitWait: set up the transport for its domain
+     * and write the transport keys. 0; -1 (logged by the class; retried);
+     * SFC_MISMATCH with why filled (the device fails). */
+    int (*setup)(void *cls, struct sfx *x, char *why, size_t len);
+    /* The backend is Connected: read what it offers, check it is the same
+     * device, restore what the class restores on a new backend. first: the
+     * very first connection. 0 with what (for the log line); -1 (unusable
+     * now, retried); SFC_MISMATCH with the reason in what (it fails). */
+    int (*connect)(void *cls, struct sfx *x, bool first, char *what, size_t len);
+    /* Drop the transport: unshare every page, unbind, remove the transport
+     * keys; never touch the old pages again. Safe when down. */
+    void (*teardown)(void *cls, struct sfx *x);
+    /* Optional. A fault, before teardown (the old pages are still ours to
+     * read): take back what is to be replayed, hold the guest side (or keep
+     * its clock running). held: what is held now, for the log. */
+    void (*isolate)(void *cls, char *held, size_t len);
+    /* Optional. The device failed for good (after teardown): fail or drop
+     * what is held. what: what the guest sees from now on, for the log. */
+    void (*fail)(void *cls, char *what, size_t len);
+    /* Optional (none: nothing is ever outstanding, no deadline). The issue
+     * time of the oldest request the backend has not answered; false if
+     * none. */
+    bool (*oldest)(void *cls, uint64_t *since);
+    /* Optional: the recovery state (rec.state) may have changed. */
+    void (*state_changed)(void *cls);
+};
+
+struct sfc_config {
+    const char *device;   /* the device dir (relative to the domain home) */
+    unsigned deadline_ms; /* a request unanswered this long: the backend hangs */
+    sf_log_sink *log;     /* where lines go (without the device: the sink adds it) */
+    void *log_arg;
+};
+
+struct sfc {
+    /* read-only to the class */
+    struct sfx x;
+    struct sf_recovery rec;
+    enum sfc_phase phase;
+    /* the driver's */
+    const struct sfc_ops *ops;
+    void *cls;
+    struct sfc_config cfg;
+    char device[SFX_PATH_MAX];
+    bool x_open;
+    struct xs_handle *xs_rel; /* a second handle, for @releaseDomain */
+    uint64_t gen;
+    uint64_t hs_since, hs_retry_at;
+    bool asked_close;
+    uint64_t last_alive; /* the backend's last valid response */
+};
+
+/* Connect to xenstore and set the watches (logged on failure). 0 or -1. */
+int sfc_open(struct sfc *c, const struct sfc_ops *ops, void *cls, const struct sfc_config *cfg);
+/* NULL-safe, and safe on a zeroed or half-opened sfc. */
+void sfc_close(struct sfc *c);
+
+/* Start: read the generation and the backend, write Initialising. */
+void sfc_begin(struct sfc *c);
+/* Stop: tear the transport down, write Closed. */
+void sfc_end(struct sfc *c);
+
+/* Fill p[0..SFC_NFDS) with the driver's fds (POLLIN; -1 where none). */
+void sfc_pollfds(const struct sfc *c, struct pollfd *p);
+/* One turn: watch events (generation, backend dir, @releaseDomain), then
+ * the handshake while not connected. */
+void sfc_step(struct sfc *c, uint64_t now);
+/* Poll timeout (ms): the handshake's tick while not connected, the
+ * deadline of the oldest unanswered request (at most a short tick), or
+ * idle_ms when nothing is outstanding. */
+int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms);
+/* The oldest unanswered request is past the deadline: true with its age. */
+bool sfc_overdue(const struct sfc *c, uint64_t now, uint64_t *age);
+
+/* A valid response arrived: the backend is alive. */
+void sfc_alive(struct sfc *c, uint64_t now);
+/* The backend misbehaved, hangs or went away: isolate, tear down, report
+ * (shadow/report, shadow/state=recovering) and wait for a backend; a fault
+ * during a recovery folds into it. */
+void sfc_fault(struct sfc *c, enum sf_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Not the device we had: FAILED for good (shadow/state=failed). */
+void sfc_fail(struct sfc *c, const char *why);
+/* Connected again and the class's replay is in progress. */
+bool sfc_replaying(const struct sfc *c);
+/* The class has replayed and restored everything: the recovery ends
+ * (shadow/state=live, shadow/recoveries, shadow/last-recovery). extra is
+ * appended to the log line. A class with nothing to replay (its restore
+ * done in connect) calls it on the turn sfc_replaying() is first true. */
+void sfc_replayed(struct sfc *c, uint64_t now, const char *extra);
+
+void sfc_log(const struct sfc *c, enum sf_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
