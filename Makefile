@@ -33,7 +33,7 @@ TBIN := $(O)/tests
 .PHONY: all deps test bench demo format format-check clean systest
 all:
 
-include tests/xensim/xensim.mk
+include xensim/xensim.mk
 include tests/tests.mk
 include bench/bench.mk
 include common/common.mk

@@ -4,11 +4,11 @@
 #   dom0-tools/shadowd/   the daemon; domain drivers drv_xensim.c, drv_libxl.c, drv_libvirt.c
 #   dom0-tools/shadowctl/ the CLI and the xenstore schema checker
 D0 := dom0-tools
-D0_CPPFLAGS := -I$(D0)/lib -I$(D0)/shadowd -I$(D0)/shadowctl -I$(XS)
+D0_CPPFLAGS := -I$(D0)/lib -I$(D0)/shadowd -I$(D0)/shadowctl -I$(XS)/client -I$(XS)/proto -I$(XS)/daemon
 D0_LIB_SRCS := $(wildcard $(D0)/lib/*.c)
 SHADOWD_SRCS := $(wildcard $(D0)/shadowd/*.c) $(D0_LIB_SRCS)
 # The xensim driver speaks the simulator's control socket through its client.
-SHADOWD_SIM_OBJS := $(OBJ)/$(XS)/ctl_client.o $(OBJ)/$(XS)/msg.o
+SHADOWD_SIM_OBJS := $(OBJ)/$(XS)/client/xsim_ctl.o $(OBJ)/$(XS)/proto/msg.o
 SHADOWCTL_SRCS := $(wildcard $(D0)/shadowctl/*.c) $(D0_LIB_SRCS)
 
 # The libvirt driver: libvirt, and libxml2 to read the operator's domain XML.

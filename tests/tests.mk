@@ -2,6 +2,17 @@
 UNIT_TPROGS := $(patsubst tests/unit/%.c,$(TBIN)/unit/%,$(wildcard tests/unit/*.c))
 ALL_TARGETS += $(UNIT_TPROGS)
 
+# The simulator's tier (tests/xensim): test programs, one file each under t/, linked against
+# Debian's Xen libraries (the tests run them on the sim's drop-ins).
+XSIM_TPROGS := $(patsubst tests/xensim/t/%.c,$(TBIN)/xensim/%,$(wildcard tests/xensim/t/*.c))
+$(OBJ)/tests/xensim/t/%.o: CPPFLAGS += -Ixensim/proto
+
+$(TBIN)/xensim/%: $(OBJ)/tests/xensim/t/%.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -Wl,--as-needed -lxenvchan -lxenstore -lxengnttab -lxenevtchn \
+	    -lxentoollog -lpthread
+ALL_TARGETS += $(XSIM_TPROGS)
+
 # The sound class's test instruments (tests/snd, see its README): the clocked test PCM,
 # an ALSA ioplug plugin, and the frame-counter tools sndgen and sndcheck. The plugin is
 # loaded into Debian's aplay, arecord, mpg123 and sox, so it is built without sanitizers

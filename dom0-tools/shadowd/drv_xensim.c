@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include "drv.h"
 
-#include "ctl_client.h"
+#include "xsim_ctl.h"
 #include "domain.h"
 
 #include <errno.h>

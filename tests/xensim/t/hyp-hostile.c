@@ -26,7 +26,7 @@
 #include <unistd.h>
 #include <xengnttab.h>
 
-#include "../hyp_proto.h"
+#include "hyp_proto.h"
 
 static const char *simdir;
 static unsigned A, B, C;

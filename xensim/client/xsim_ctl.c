@@ -1,6 +1,6 @@
 /* ctl_client.c - synchronous requests on xensim's control socket. */
 #define _GNU_SOURCE
-#include "ctl_client.h"
+#include "xsim_ctl.h"
 
 #include "msg.h"
 

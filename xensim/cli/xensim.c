@@ -1,7 +1,7 @@
 /* xensim - the CLI of the userspace Xen: start/stop the daemon, create and
  * control domains, and run programs as a domain. See README.md. */
 #define _GNU_SOURCE
-#include "ctl_client.h"
+#include "xsim_ctl.h"
 #include "domain.h"
 
 #include <errno.h>

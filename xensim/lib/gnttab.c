@@ -1,7 +1,7 @@
 /* gnttab.c - drop-in libxengnttab.so.1 for xensim: xengnttab_* (mapping and
  * copying grants of other domains, as Linux's gntdev does) and xengntshr_*
  * (sharing pages, as Linux's gntalloc does), with Debian's symbols and
- * version nodes (libxengnttab.map). Pages are memfds; see ../hyp_proto.h.
+ * version nodes (libxengnttab.map). Pages are memfds; see ../proto/hyp_proto.h.
  *
  * Differences from Xen's library on Linux, all where Linux would be looser:
  * xengntshr_unshare takes exactly a region returned by xengntshr_share_*
@@ -12,7 +12,7 @@
 #define _GNU_SOURCE
 #include "client.h"
 
-#include "../hyp_proto.h"
+#include "hyp_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,8 @@
 #define _GNU_SOURCE
 #include "client.h"
 
-#include "../hyp_proto.h"
-#include "../msg.h"
+#include "hyp_proto.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* evtchn.c - drop-in libxenevtchn.so.1 for xensim, with Debian's symbols and
  * version nodes (libxenevtchn.map) and the semantics of Linux's evtchn
  * device. A handle is a connection to the daemon plus an event socket whose
- * read end is xenevtchn_fd(); see ../hyp_proto.h.
+ * read end is xenevtchn_fd(); see ../proto/hyp_proto.h.
  *
  * xenevtchn_fdopen() cannot rebuild a handle from an fd here (the handle is
  * two sockets and a port table), so it fails with EOPNOTSUPP.
@@ -9,8 +9,8 @@
 #define _GNU_SOURCE
 #include "client.h"
 
-#include "../hyp_proto.h"
-#include "../msg.h"
+#include "hyp_proto.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 /* hyp_proto.h - wire protocol between the drop-in libxengnttab.so.1 /
- * libxenevtchn.so.1 (tests/xensim/lib) and the daemon's grant-table and
+ * libxenevtchn.so.1 (xensim/lib) and the daemon's grant-table and
  * event-channel module (hyp_*.c), on <dir>/dom<N>/hyp.sock. Framing is msg.h.
  *
  * One connection is one library handle (xengnttab, xengntshr or xenevtchn)

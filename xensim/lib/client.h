@@ -1,6 +1,6 @@
 /* client.h - the connection every drop-in library handle has to xensim's
  * hypervisor (XENSIM_HYP=<dir>/dom<N>/hyp.sock), and error logging in the
- * manner of Xen's libraries. Protocol: ../hyp_proto.h.
+ * manner of Xen's libraries. Protocol: ../proto/hyp_proto.h.
  */
 #ifndef XSIM_LIB_CLIENT_H
 #define XSIM_LIB_CLIENT_H

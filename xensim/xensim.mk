@@ -1,0 +1,37 @@
+# xensim: the userspace Xen that tests run on. See xensim/README.md.
+#   xensim/daemon/  xensimd: hypervisor (domains, grants, event channels) and xenstored
+#   xensim/cli/     the xensim CLI
+#   xensim/client/  the control-socket client the CLI and dom0 tools use
+#   xensim/lib/     drop-in libxengnttab.so.1 and libxenevtchn.so.1
+#   xensim/proto/   framing and wire formats of the sim's own sockets, shared by all of them
+# Outputs stay where tests and scripts look: $(BIN)/xensimd, $(BIN)/xensim, $(SIMLIB)/.
+XS := xensim
+
+$(OBJ)/$(XS)/%.o $(OBJ)/pic/$(XS)/%.o: CPPFLAGS += -I$(XS)/proto
+$(OBJ)/$(XS)/cli/%.o: CPPFLAGS += -I$(XS)/client -I$(XS)/daemon
+
+XENSIMD_SRCS := $(wildcard $(XS)/daemon/*.c) $(XS)/proto/msg.c
+XENSIM_SRCS := $(XS)/cli/xensim.c $(XS)/client/xsim_ctl.c $(XS)/proto/msg.c
+# Drop-in libraries with Debian's sonames and symbol versions.
+GNTTAB_SRCS := $(wildcard $(XS)/lib/gnttab*.c) $(wildcard $(XS)/lib/client*.c) $(XS)/proto/msg.c
+EVTCHN_SRCS := $(wildcard $(XS)/lib/evtchn*.c) $(wildcard $(XS)/lib/client*.c) $(XS)/proto/msg.c
+
+$(BIN)/xensimd: $(XENSIMD_SRCS:%.c=$(OBJ)/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@
+
+$(BIN)/xensim: $(XENSIM_SRCS:%.c=$(OBJ)/%.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@
+
+$(SIMLIB)/libxengnttab.so.1: $(GNTTAB_SRCS:%.c=$(OBJ)/pic/%.o) $(XS)/lib/libxengnttab.map
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libxengnttab.so.1 \
+	    -Wl,--version-script=$(XS)/lib/libxengnttab.map $(filter %.o,$^) -o $@
+
+$(SIMLIB)/libxenevtchn.so.1: $(EVTCHN_SRCS:%.c=$(OBJ)/pic/%.o) $(XS)/lib/libxenevtchn.map
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libxenevtchn.so.1 \
+	    -Wl,--version-script=$(XS)/lib/libxenevtchn.map $(filter %.o,$^) -o $@
+
+ALL_TARGETS += $(BIN)/xensimd $(BIN)/xensim $(SIMLIB)/libxengnttab.so.1 $(SIMLIB)/libxenevtchn.so.1
