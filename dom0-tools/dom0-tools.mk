@@ -4,11 +4,9 @@
 #   dom0-tools/shadowd/   the daemon; domain drivers drv_xensim.c, drv_libxl.c, drv_libvirt.c
 #   dom0-tools/shadowctl/ the CLI and the xenstore schema checker
 D0 := dom0-tools
-D0_CPPFLAGS := -I$(D0)/lib -I$(D0)/shadowd -I$(D0)/shadowctl -I$(XS)/client -I$(XS)/proto -I$(XS)/daemon
+D0_CPPFLAGS := -I$(D0)/lib -I$(D0)/shadowd -I$(D0)/shadowctl $(XSIM_CLIENT_CPPFLAGS)
 D0_LIB_SRCS := $(wildcard $(D0)/lib/*.c)
 SHADOWD_SRCS := $(wildcard $(D0)/shadowd/*.c) $(D0_LIB_SRCS)
-# The xensim driver speaks the simulator's control socket through its client.
-SHADOWD_SIM_OBJS := $(OBJ)/$(XS)/client/xsim_ctl.o $(OBJ)/$(XS)/proto/msg.o
 SHADOWCTL_SRCS := $(wildcard $(D0)/shadowctl/*.c) $(D0_LIB_SRCS)
 
 # The libvirt driver: libvirt, and libxml2 to read the operator's domain XML.
@@ -20,10 +18,11 @@ $(OBJ)/$(D0)/shadowd/drv_libvirt.o $(OBJ)/$(D0)/shadowd/lvevent.o $(OBJ)/$(D0)/s
     CPPFLAGS += $(D0_LIBVIRT_CFLAGS)
 $(OBJ)/tests/dom0/%.o: CPPFLAGS += $(D0_CPPFLAGS)
 
-$(BIN)/shadowd: $(SHADOWD_SRCS:%.c=$(OBJ)/%.o) $(SHADOWD_SIM_OBJS) $(COMMON_LIB)
+# The xensim driver speaks the simulator's control socket through libxensim-client.
+$(BIN)/shadowd: $(SHADOWD_SRCS:%.c=$(OBJ)/%.o) $(XSIM_CLIENT_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(COMMON_LIB) -lxenlight -lxlutil -lxentoollog \
-	    -lxenstore $(D0_LIBVIRT_LIBS)
+	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(XSIM_CLIENT_LIB) $(COMMON_LIB) -lxenlight -lxlutil \
+	    -lxentoollog -lxenstore $(D0_LIBVIRT_LIBS)
 
 $(BIN)/shadowctl: $(SHADOWCTL_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
 	@mkdir -p $(dir $@)

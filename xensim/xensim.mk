@@ -8,10 +8,18 @@
 XS := xensim
 
 $(OBJ)/$(XS)/%.o $(OBJ)/pic/$(XS)/%.o: CPPFLAGS += -I$(XS)/proto
-$(OBJ)/$(XS)/cli/%.o: CPPFLAGS += -I$(XS)/client -I$(XS)/daemon
+
+# libxensim-client: the control socket's client (its spec is client/xsim_ctl.h), for the CLI
+# and dom0 tools. Users compile with XSIM_CLIENT_CPPFLAGS and link XSIM_CLIENT_LIB.
+XSIM_CLIENT_LIB := $(LIB)/libxensim-client.a
+XSIM_CLIENT_CPPFLAGS := -I$(XS)/client -I$(XS)/proto
+$(XSIM_CLIENT_LIB): $(OBJ)/$(XS)/client/xsim_ctl.o $(OBJ)/$(XS)/proto/msg.o
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(OBJ)/$(XS)/cli/%.o: CPPFLAGS += $(XSIM_CLIENT_CPPFLAGS)
 
 XENSIMD_SRCS := $(wildcard $(XS)/daemon/*.c) $(XS)/proto/msg.c
-XENSIM_SRCS := $(XS)/cli/xensim.c $(XS)/client/xsim_ctl.c $(XS)/proto/msg.c
 # Drop-in libraries with Debian's sonames and symbol versions.
 GNTTAB_SRCS := $(wildcard $(XS)/lib/gnttab*.c) $(wildcard $(XS)/lib/client*.c) $(XS)/proto/msg.c
 EVTCHN_SRCS := $(wildcard $(XS)/lib/evtchn*.c) $(wildcard $(XS)/lib/client*.c) $(XS)/proto/msg.c
@@ -20,9 +28,9 @@ $(BIN)/xensimd: $(XENSIMD_SRCS:%.c=$(OBJ)/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
 
-$(BIN)/xensim: $(XENSIM_SRCS:%.c=$(OBJ)/%.o)
+$(BIN)/xensim: $(OBJ)/$(XS)/cli/xensim.o $(XSIM_CLIENT_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@
+	$(CC) $(LDFLAGS) $< -o $@ $(XSIM_CLIENT_LIB)
 
 $(SIMLIB)/libxengnttab.so.1: $(GNTTAB_SRCS:%.c=$(OBJ)/pic/%.o) $(XS)/lib/libxengnttab.map
 	@mkdir -p $(dir $@)
@@ -34,4 +42,4 @@ $(SIMLIB)/libxenevtchn.so.1: $(EVTCHN_SRCS:%.c=$(OBJ)/pic/%.o) $(XS)/lib/libxene
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libxenevtchn.so.1 \
 	    -Wl,--version-script=$(XS)/lib/libxenevtchn.map $(filter %.o,$^) -o $@
 
-ALL_TARGETS += $(BIN)/xensimd $(BIN)/xensim $(SIMLIB)/libxengnttab.so.1 $(SIMLIB)/libxenevtchn.so.1
+ALL_TARGETS += $(XSIM_CLIENT_LIB) $(BIN)/xensimd $(BIN)/xensim $(SIMLIB)/libxengnttab.so.1 $(SIMLIB)/libxenevtchn.so.1

@@ -6,7 +6,6 @@
 #include "drv.h"
 
 #include "xsim_ctl.h"
-#include "domain.h"
 
 #include <errno.h>
 #include <fcntl.h>

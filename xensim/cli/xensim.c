@@ -2,7 +2,6 @@
  * control domains, and run programs as a domain. See README.md. */
 #define _GNU_SOURCE
 #include "xsim_ctl.h"
-#include "domain.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* ctl_client.c - synchronous requests on xensim's control socket. */
+/* xsim_ctl.c - libxensim-client: synchronous requests on xensim's control socket. */
 #define _GNU_SOURCE
 #include "xsim_ctl.h"
 
@@ -52,6 +52,26 @@ void xsim_ctl_close(struct xsim_ctl *c)
 const char *xsim_ctl_error(const struct xsim_ctl *c)
 {
     return c->err;
+}
+
+int xsim_ctl_fd(const struct xsim_ctl *c)
+{
+    return c->fd;
+}
+
+/* A reply whose size is not the one the protocol fixes. */
+static int malformed(struct xsim_ctl *c, const char *what)
+{
+    snprintf(c->err, sizeof(c->err), "malformed %s reply from xensimd", what);
+    errno = EPROTO;
+    return -1;
+}
+
+/* Copy one ctl_dominfo out of the reply buffer, its name NUL-terminated. */
+static void copy_dominfo(struct ctl_dominfo *out, const void *src)
+{
+    memcpy(out, src, sizeof(*out));
+    out->name[sizeof(out->name) - 1] = 0;
 }
 
 /* One request, one reply. Returns the reply body length, or -1. */
@@ -119,8 +139,10 @@ int xsim_ctl_create(struct xsim_ctl *c, const char *name, char *const *argv, cha
         return -1;
     }
     char *body = malloc(len);
-    if (!body)
+    if (!body) {
+        snprintf(c->err, sizeof(c->err), "create: %s", strerror(errno));
         return -1;
+    }
     memcpy(body, &cc, sizeof(cc));
     size_t off = sizeof(cc);
     for (uint32_t i = 0; i < cc.argc; i++)
@@ -132,11 +154,9 @@ int xsim_ctl_create(struct xsim_ctl *c, const char *name, char *const *argv, cha
     free(body);
     if (n < 0)
         return -1;
-    if ((size_t)n != sizeof(*out)) {
-        errno = EPROTO;
-        return -1;
-    }
-    memcpy(out, c->buf, sizeof(*out));
+    if ((size_t)n != sizeof(*out))
+        return malformed(c, "create");
+    copy_dominfo(out, c->buf);
     return 0;
 }
 
@@ -167,11 +187,9 @@ int xsim_ctl_info(struct xsim_ctl *c, unsigned domid, struct ctl_dominfo *out)
     long n = call(c, CTL_INFO, &v, sizeof(v), NULL, 0);
     if (n < 0)
         return -1;
-    if ((size_t)n != sizeof(*out)) {
-        errno = EPROTO;
-        return -1;
-    }
-    memcpy(out, c->buf, sizeof(*out));
+    if ((size_t)n != sizeof(*out))
+        return malformed(c, "info");
+    copy_dominfo(out, c->buf);
     return 0;
 }
 
@@ -180,15 +198,18 @@ int xsim_ctl_list(struct xsim_ctl *c, struct ctl_dominfo **out, unsigned *n)
     long len = call(c, CTL_LIST, NULL, 0, NULL, 0);
     if (len < 0)
         return -1;
-    if ((size_t)len % sizeof(**out)) {
-        errno = EPROTO;
+    if ((size_t)len % sizeof(**out))
+        return malformed(c, "list");
+    unsigned count = (unsigned)((size_t)len / sizeof(**out));
+    struct ctl_dominfo *v = malloc(len ? (size_t)len : 1);
+    if (!v) {
+        snprintf(c->err, sizeof(c->err), "list: %s", strerror(errno));
         return -1;
     }
-    *n = (unsigned)((size_t)len / sizeof(**out));
-    *out = malloc(len ? (size_t)len : 1);
-    if (!*out)
-        return -1;
-    memcpy(*out, c->buf, (size_t)len);
+    for (unsigned i = 0; i < count; i++)
+        copy_dominfo(&v[i], c->buf + i * sizeof(*v));
+    *out = v;
+    *n = count;
     return 0;
 }
 
@@ -197,10 +218,8 @@ int xsim_ctl_paths(struct xsim_ctl *c, struct ctl_paths *out)
     long n = call(c, CTL_PATHS, NULL, 0, NULL, 0);
     if (n < 0)
         return -1;
-    if ((size_t)n != sizeof(*out)) {
-        errno = EPROTO;
-        return -1;
-    }
+    if ((size_t)n != sizeof(*out))
+        return malformed(c, "paths");
     memcpy(out, c->buf, sizeof(*out));
     out->dir[sizeof(out->dir) - 1] = 0;
     out->simlib[sizeof(out->simlib) - 1] = 0;
@@ -217,7 +236,7 @@ int xsim_ctl_lookup(struct xsim_ctl *c, const char *dom, unsigned *domid)
     char *end;
     errno = 0;
     unsigned long v = strtoul(dom, &end, 10);
-    if (*dom && !*end && errno == 0 && v < 0x7FF0) {
+    if (*dom && !*end && errno == 0 && v < XSIM_DOMID_FIRST_RESERVED) {
         *domid = (unsigned)v;
         return 0;
     }

@@ -12,23 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define XSIM_DOMID_FIRST_RESERVED 0x7FF0u /* DOMID_FIRST_RESERVED in xen/xen.h */
-
-enum dom_state {
-    DOM_RUNNING,
-    DOM_PAUSED,
-    DOM_SHUTDOWN, /* stopped with a reason, not yet destroyed (like xl's "s" state) */
-    DOM_DYING,    /* being destroyed: processes killed, resources going */
-};
-
-/* Values of SHUTDOWN_* in xen/sched.h. */
-enum dom_shutdown_reason {
-    DOM_SHUTDOWN_POWEROFF = 0,
-    DOM_SHUTDOWN_REBOOT = 1,
-    DOM_SHUTDOWN_SUSPEND = 2,
-    DOM_SHUTDOWN_CRASH = 3,
-    DOM_SHUTDOWN_WATCHDOG = 4,
-};
+#include "ctl_proto.h" /* enum dom_state, enum dom_shutdown_reason, XSIM_DOMID_FIRST_RESERVED */
 
 /* True while domid names a domain that has been created and not yet destroyed
  * (running, paused, shut down or dying). Dom0 always exists. */
@@ -38,10 +22,7 @@ bool dom_is_alive(unsigned domid);
 /* The domain's name, or NULL. */
 const char *dom_name(unsigned domid);
 
-#endif
-
 /* ---- for the daemon itself (xensimd.c, ctl_server.c) ---- */
-#include "ctl_proto.h"
 #include "loop.h"
 
 /* Create dom0 and its sockets under dir. simlib is where the drop-in Xen
@@ -74,3 +55,5 @@ void dom_reap_children(void);
 /* The run directory and simlib given to dom_init. */
 const char *dom_rundir(void);
 const char *dom_simlib(void);
+
+#endif

@@ -12,6 +12,25 @@
 
 #define CTL_NAME_MAX 64 /* including the NUL */
 
+#define XSIM_DOMID_FIRST_RESERVED 0x7FF0u /* DOMID_FIRST_RESERVED in xen/xen.h */
+
+/* ctl_dominfo.state */
+enum dom_state {
+    DOM_RUNNING,
+    DOM_PAUSED,
+    DOM_SHUTDOWN, /* stopped with a reason, not yet destroyed (like xl's "s" state) */
+    DOM_DYING,    /* being destroyed: processes killed, resources going */
+};
+
+/* ctl_dominfo.shutdown_reason, CTL_SHUTDOWN's reason: values of SHUTDOWN_* in xen/sched.h. */
+enum dom_shutdown_reason {
+    DOM_SHUTDOWN_POWEROFF = 0,
+    DOM_SHUTDOWN_REBOOT = 1,
+    DOM_SHUTDOWN_SUSPEND = 2,
+    DOM_SHUTDOWN_CRASH = 3,
+    DOM_SHUTDOWN_WATCHDOG = 4,
+};
+
 enum ctl_op {
     CTL_CREATE =
         1,        /* body: ctl_create + strings; fds: stdin, stdout, stderr -> reply ctl_dominfo */
