@@ -33,10 +33,11 @@ TBIN := $(O)/tests
 .PHONY: all deps test bench demo format format-check clean systest
 all:
 
+# common/ first: every other fragment may link $(COMMON_LIB).
+include common/common.mk
 include xensim/xensim.mk
 include tests/tests.mk
 include bench/bench.mk
-include common/common.mk
 # Each part builds from its own fragment.
 -include backends/backends.mk shadow-frontends/shadow-frontends.mk driverdom/driverdom.mk \
          dom0-tools/dom0-tools.mk

@@ -24,9 +24,10 @@ XENSIMD_SRCS := $(wildcard $(XS)/daemon/*.c) $(XS)/proto/msg.c
 GNTTAB_SRCS := $(wildcard $(XS)/lib/gnttab*.c) $(wildcard $(XS)/lib/client*.c) $(XS)/proto/msg.c
 EVTCHN_SRCS := $(wildcard $(XS)/lib/evtchn*.c) $(wildcard $(XS)/lib/client*.c) $(XS)/proto/msg.c
 
-$(BIN)/xensimd: $(XENSIMD_SRCS:%.c=$(OBJ)/%.o)
+# The daemon runs on the common event loop (common/evloop.h).
+$(BIN)/xensimd: $(XENSIMD_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ -o $@
+	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(COMMON_LIB)
 
 $(BIN)/xensim: $(OBJ)/$(XS)/cli/xensim.o $(XSIM_CLIENT_LIB)
 	@mkdir -p $(dir $@)

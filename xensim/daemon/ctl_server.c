@@ -17,7 +17,7 @@
 #define MAX_CLIENTS 64
 
 static struct {
-    struct loop *loop;
+    struct evloop *loop;
     int lsock;
     char path[300];
     int clients[MAX_CLIENTS];
@@ -26,7 +26,7 @@ static struct {
 
 static void drop_client(int fd)
 {
-    loop_del_fd(C.loop, fd);
+    evloop_fd_delete(C.loop, fd);
     close(fd);
     for (unsigned i = 0; i < C.nclients; i++) {
         if (C.clients[i] == fd) {
@@ -190,7 +190,7 @@ static void handle(int fd, const struct xsim_hdr *h, char *body, int *fds, unsig
     }
     case CTL_STOP:
         reply(fd, h, 0, NULL, 0);
-        loop_stop(C.loop);
+        evloop_stop(C.loop);
         return;
     default:
         reply_err(fd, h, EINVAL, "unknown control operation");
@@ -232,14 +232,14 @@ static void on_accept(void *opaque, int lfd, uint32_t events)
     int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0)
         return;
-    if (C.nclients == MAX_CLIENTS || loop_add_fd(C.loop, fd, EPOLLIN, on_client, NULL) < 0) {
+    if (C.nclients == MAX_CLIENTS || evloop_fd_create(C.loop, fd, EPOLLIN, on_client, NULL) < 0) {
         close(fd);
         return;
     }
     C.clients[C.nclients++] = fd;
 }
 
-int ctl_server_init(struct loop *l, const char *path)
+int ctl_server_init(struct evloop *l, const char *path)
 {
     C.loop = l;
     if (snprintf(C.path, sizeof(C.path), "%s", path) >= (int)sizeof(C.path)) {
@@ -250,7 +250,7 @@ int ctl_server_init(struct loop *l, const char *path)
     if (C.lsock < 0)
         return -1;
     chmod(path, 0600);
-    return loop_add_fd(l, C.lsock, EPOLLIN, on_accept, NULL);
+    return evloop_fd_create(l, C.lsock, EPOLLIN, on_accept, NULL);
 }
 
 void ctl_server_fini(void)
@@ -258,7 +258,7 @@ void ctl_server_fini(void)
     while (C.nclients)
         drop_client(C.clients[0]);
     if (C.lsock >= 0) {
-        loop_del_fd(C.loop, C.lsock);
+        evloop_fd_delete(C.loop, C.lsock);
         close(C.lsock);
         unlink(C.path);
         C.lsock = -1;

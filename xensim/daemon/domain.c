@@ -36,7 +36,7 @@ struct dom {
 };
 
 static struct {
-    struct loop *loop;
+    struct evloop *loop;
     char dir[256];
     char simlib[256];
     struct dom *doms; /* dom0 first */
@@ -121,7 +121,7 @@ static void remove_dir(unsigned domid)
     rmdir(dir);
 }
 
-int dom_init(struct loop *l, const char *dir, const char *simlib)
+int dom_init(struct evloop *l, const char *dir, const char *simlib)
 {
     S.loop = l;
     S.next_domid = 1;
@@ -137,7 +137,7 @@ int dom_init(struct loop *l, const char *dir, const char *simlib)
     d0->state = DOM_RUNNING;
     d0->shutdown_reason = -1;
     d0->exit_status = -1;
-    d0->created_ms = loop_now_ms();
+    d0->created_ms = evloop_now_ms();
     strcpy(d0->name, "Domain-0");
     S.doms = d0;
     if (open_sockets(0) < 0)
@@ -294,7 +294,7 @@ int dom_create(const struct dom_create_args *a, unsigned *domid, char *err, size
     d->state = DOM_RUNNING;
     d->shutdown_reason = -1;
     d->exit_status = -1;
-    d->created_ms = loop_now_ms();
+    d->created_ms = evloop_now_ms();
     if (a->name && *a->name)
         snprintf(d->name, sizeof(d->name), "%s", a->name);
     else
@@ -362,7 +362,7 @@ static void stop_running(struct dom *d, int reason)
         kill(-d->pgid, SIGCONT); /* let stopped processes take the SIGKILL */
     d->state = DOM_SHUTDOWN;
     d->shutdown_reason = reason;
-    d->shutdown_ms = loop_now_ms();
+    d->shutdown_ms = evloop_now_ms();
 }
 
 int dom_shutdown(unsigned domid, enum dom_shutdown_reason reason)

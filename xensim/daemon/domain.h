@@ -23,11 +23,11 @@ bool dom_is_alive(unsigned domid);
 const char *dom_name(unsigned domid);
 
 /* ---- for the daemon itself (xensimd.c, ctl_server.c) ---- */
-#include "loop.h"
+#include "evloop.h"
 
 /* Create dom0 and its sockets under dir. simlib is where the drop-in Xen
  * libraries are, for domains' LD_LIBRARY_PATH. */
-int dom_init(struct loop *l, const char *dir, const char *simlib);
+int dom_init(struct evloop *l, const char *dir, const char *simlib);
 
 struct dom_create_args {
     const char *name;  /* NULL or "": domain-<domid> */

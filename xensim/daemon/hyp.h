@@ -6,9 +6,9 @@
 #ifndef XSIM_HYP_H
 #define XSIM_HYP_H
 
-#include "loop.h"
+#include "evloop.h"
 
-int hyp_server_init(struct loop *l);
+int hyp_server_init(struct evloop *l);
 void hyp_server_fini(void);
 
 /* Listen on path; clients accepted there act as domid. */

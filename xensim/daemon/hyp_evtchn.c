@@ -83,7 +83,7 @@ static void q_append(struct hyp_conn *c, struct hyp_port *p)
 static void ev_unwatch(struct hyp_conn *c)
 {
     if (c->ev_watched) {
-        loop_del_fd(hyp_loop, c->evfd);
+        evloop_fd_delete(hyp_loop, c->evfd);
         c->ev_watched = false;
     }
 }
@@ -111,7 +111,7 @@ static void flush(struct hyp_conn *c)
         struct hyp_u32 b = {port_no(c->dom, p)};
         if (xsim_send(c->evfd, &h, &b, NULL, 0) < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (!c->ev_watched && loop_add_fd(hyp_loop, c->evfd, EPOLLOUT, ev_cb, c) == 0)
+                if (!c->ev_watched && evloop_fd_create(hyp_loop, c->evfd, EPOLLOUT, ev_cb, c) == 0)
                     c->ev_watched = true;
                 return;
             }

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "hyp_proto.h"
-#include "loop.h"
+#include "evloop.h"
 #include "msg.h"
 
 struct hyp_conn;
@@ -90,7 +90,7 @@ struct hyp_conn {
     struct hyp_port *qhead, *qtail;
 };
 
-extern struct loop *hyp_loop;
+extern struct evloop *hyp_loop;
 
 /* The domain while it exists for the hypervisor (listened on, not destroyed). */
 struct hyp_dom *hyp_dom_find(unsigned domid);

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <xen/xen.h>
 
-struct loop *hyp_loop;
+struct evloop *hyp_loop;
 
 static struct hyp_dom *doms[XSIM_DOMID_FIRST_RESERVED];
 
@@ -90,7 +90,7 @@ static void conn_close(struct hyp_conn *c, bool notify)
     default:
         break;
     }
-    loop_del_fd(hyp_loop, c->fd);
+    evloop_fd_delete(hyp_loop, c->fd);
     close(c->fd);
     if (c->prev)
         c->prev->next = c->next;
@@ -233,7 +233,7 @@ static void accept_cb(void *opaque, int lfd, uint32_t events)
         if (d->domid != 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) == 0 &&
             cr.pid > 0 && getsid(cr.pid) == cr.pid)
             c->leader = true;
-        if (loop_add_fd(hyp_loop, fd, EPOLLIN, conn_cb, c) < 0) {
+        if (evloop_fd_create(hyp_loop, fd, EPOLLIN, conn_cb, c) < 0) {
             close(fd);
             free(c);
             continue;
@@ -260,7 +260,7 @@ static unsigned env_unsigned(const char *name, unsigned dflt)
     return (unsigned)v;
 }
 
-int hyp_server_init(struct loop *l)
+int hyp_server_init(struct evloop *l)
 {
     hyp_loop = l;
     /* Every shared object holds an fd or two here; allow as many as the host does. */
@@ -289,7 +289,7 @@ static void dom_free(struct hyp_dom *d)
         conn_close(c, false);
     }
     if (d->lfd >= 0) {
-        loop_del_fd(hyp_loop, d->lfd);
+        evloop_fd_delete(hyp_loop, d->lfd);
         close(d->lfd);
     }
     hyp_gnt_dom_fini(d);
@@ -333,7 +333,7 @@ int hyp_server_listen(unsigned domid, const char *path)
         return -1;
     }
     d->lfd = xsim_listen(path);
-    if (d->lfd < 0 || loop_add_fd(hyp_loop, d->lfd, EPOLLIN, accept_cb, d) < 0) {
+    if (d->lfd < 0 || evloop_fd_create(hyp_loop, d->lfd, EPOLLIN, accept_cb, d) < 0) {
         int e = errno;
         if (d->lfd >= 0)
             close(d->lfd);

@@ -9,7 +9,7 @@
 #include "ctl_server.h"
 #include "domain.h"
 #include "hyp.h"
-#include "loop.h"
+#include "evloop.h"
 #include "xs_server.h"
 
 #include <errno.h>
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct loop *L;
+static struct evloop *L;
 
 static void on_signal(void *opaque, int fd, uint32_t events)
 {
@@ -35,7 +35,7 @@ static void on_signal(void *opaque, int fd, uint32_t events)
         if (si.ssi_signo == SIGCHLD)
             dom_reap_children();
         else
-            loop_stop(L);
+            evloop_stop(L);
     }
 }
 
@@ -105,8 +105,8 @@ int main(int argc, char **argv)
     snprintf(ctl, sizeof(ctl), "%s/ctl.sock", dir);
     snprintf(pidfile, sizeof(pidfile), "%s/xensimd.pid", dir);
 
-    L = loop_new();
-    if (!L || sfd < 0 || loop_add_fd(L, sfd, EPOLLIN, on_signal, NULL) < 0) {
+    L = evloop_create();
+    if (!L || sfd < 0 || evloop_fd_create(L, sfd, EPOLLIN, on_signal, NULL) < 0) {
         fprintf(stderr, "xensimd: event loop: %s\n", strerror(errno));
         return 1;
     }
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
         close(ready_fd);
     }
 
-    int rc = loop_run(L) < 0 ? 1 : 0;
+    int rc = evloop_run(L) < 0 ? 1 : 0;
 
     dom_destroy_all();
     ctl_server_fini();
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
     snprintf(d0, sizeof(d0), "%s/dom0", dir);
     rmdir(d0);
     unlink(pidfile);
-    loop_free(L);
+    evloop_delete(L);
     close(sfd);
     return rc;
 }

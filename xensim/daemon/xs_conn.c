@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "loop.h"
+#include "evloop.h"
 #include "xs_map.h"
 #include "xs_ops.h"
 #include "xs_trans.h"
@@ -27,7 +27,7 @@ struct xs_out {
     char buf[];           /* header and payload */
 };
 
-static struct loop *xs_loop;
+static struct evloop *xs_loop;
 static struct xs_conn *conns;
 static struct xs_conn *zombies;
 static uint64_t reap_timer;
@@ -64,7 +64,7 @@ static const struct {
     [XS_DIRECTORY_PART] = {xs_h_directory_part, 0},
 };
 
-void xs_conn_init(struct loop *l)
+void xs_conn_init(struct evloop *l)
 {
     xs_loop = l;
 }
@@ -98,7 +98,7 @@ void xs_conn_close(struct xs_conn *c)
     if (c->closed)
         return;
     c->closed = true;
-    loop_del_fd(xs_loop, c->fd);
+    evloop_fd_delete(xs_loop, c->fd);
     close(c->fd);
     xs_watch_drop_all(c);
     xs_tx_drop_all(c);
@@ -118,7 +118,7 @@ void xs_conn_close(struct xs_conn *c)
     c->next = zombies;
     zombies = c;
     if (!reap_timer)
-        reap_timer = loop_add_timer(xs_loop, 0, reap, NULL);
+        reap_timer = evloop_timer_create(xs_loop, 0, reap, NULL);
 }
 
 void xs_conn_close_domain(unsigned domid)
@@ -137,7 +137,7 @@ void xs_conn_fini(void)
     while (conns)
         xs_conn_close(conns);
     if (reap_timer)
-        loop_del_timer(xs_loop, reap_timer);
+        evloop_timer_delete(xs_loop, reap_timer);
     reap(NULL);
     xs_map_free(pending);
     pending = NULL;
@@ -152,7 +152,7 @@ static void update_mask(struct xs_conn *c)
         want |= EPOLLIN;
     if (c->out_head)
         want |= EPOLLOUT;
-    if (want != c->events_mask && loop_mod_fd(xs_loop, c->fd, want) == 0)
+    if (want != c->events_mask && evloop_fd_modify(xs_loop, c->fd, want) == 0)
         c->events_mask = want;
 }
 
@@ -182,7 +182,7 @@ static void purge_expired(struct xs_conn *c, uint64_t now)
 static void flush(struct xs_conn *c)
 {
     if (!xs_who_priv(&c->who))
-        purge_expired(c, loop_now_ms());
+        purge_expired(c, evloop_now_ms());
     while (c->out_head) {
         struct xs_out *o = c->out_head;
         ssize_t k = send(c->fd, o->buf + o->off, o->len - o->off, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -284,7 +284,7 @@ void xs_conn_event(struct xs_conn *c, const char *path, const char *token)
     size_t plen = strlen(path) + 1, tlen = strlen(token) + 1;
     if (plen + tlen > XENSTORE_PAYLOAD_MAX)
         return; /* over-long events are not sent */
-    uint64_t now = loop_now_ms();
+    uint64_t now = evloop_now_ms();
     bool unpriv = !xs_who_priv(&c->who);
     if (unpriv)
         purge_expired(c, now);
@@ -449,7 +449,7 @@ int xs_conn_new(int fd, unsigned domid)
     c->fd = fd;
     c->who.domid = domid;
     c->events_mask = EPOLLIN;
-    if (loop_add_fd(xs_loop, fd, EPOLLIN, conn_cb, c) < 0) {
+    if (evloop_fd_create(xs_loop, fd, EPOLLIN, conn_cb, c) < 0) {
         close(fd);
         free(c);
         return -1;

@@ -19,7 +19,7 @@
 
 #include "xs_store.h"
 
-struct loop;
+struct evloop;
 struct xs_watch;
 struct xs_tx;
 struct xs_out;
@@ -57,7 +57,7 @@ struct xs_req {
     unsigned len;
 };
 
-void xs_conn_init(struct loop *l);
+void xs_conn_init(struct evloop *l);
 /* Close every connection. */
 void xs_conn_fini(void);
 

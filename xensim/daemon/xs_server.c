@@ -30,7 +30,7 @@ struct listener {
     struct listener *next;
 };
 
-static struct loop *xs_loop;
+static struct evloop *xs_loop;
 static struct listener *listeners;
 
 /* manual_node(): the nodes xenstored and the boot scripts create. */
@@ -57,7 +57,7 @@ static int manual_node(const char *path, const char *value)
     return err;
 }
 
-int xs_server_init(struct loop *l)
+int xs_server_init(struct evloop *l)
 {
     xs_loop = l;
     xs_conn_init(l);
@@ -80,7 +80,7 @@ fail:
 
 static void close_listener(struct listener *s)
 {
-    loop_del_fd(xs_loop, s->fd);
+    evloop_fd_delete(xs_loop, s->fd);
     close(s->fd);
     unlink(s->path);
     free(s->path);
@@ -138,7 +138,7 @@ int xs_server_listen(unsigned domid, const char *path)
         goto fail;
     unlink(path);
     if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(s->fd, 64) < 0 ||
-        loop_add_fd(xs_loop, s->fd, EPOLLIN, accept_cb, s) < 0) {
+        evloop_fd_create(xs_loop, s->fd, EPOLLIN, accept_cb, s) < 0) {
         int e = errno;
         close(s->fd);
         unlink(path);

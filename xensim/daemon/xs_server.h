@@ -7,10 +7,10 @@
 #ifndef XSIM_XS_SERVER_H
 #define XSIM_XS_SERVER_H
 
-#include "loop.h"
+#include "evloop.h"
 
 /* Set up an empty store (/, /local, /local/domain, /tool owned by dom0). */
-int xs_server_init(struct loop *l);
+int xs_server_init(struct evloop *l);
 /* Close every connection and free the store. */
 void xs_server_fini(void);
 
