@@ -1,5 +1,5 @@
 /* xensim - the CLI of the userspace Xen: start/stop the daemon, create and
- * control domains, and run programs as a domain. See README.md. */
+ * control domains, and run programs as a domain. See ../README.md. */
 #define _GNU_SOURCE
 #include "xsim_ctl.h"
 
