@@ -1,6 +1,6 @@
 /* drv_xensim.c - the xensim domain driver: domains are created, destroyed,
  * paused and crashed through the simulator's control socket
- * (<xensim-dir>/ctl.sock, tests/xensim/ctl_proto.h), the sim's equivalent of
+ * (<xensim-dir>/ctl.sock, xensim/client/xsim_ctl.h), the sim's equivalent of
  * the domctls libxl makes. Every operation completes at once. */
 #define _GNU_SOURCE
 #include "drv.h"
