@@ -94,3 +94,10 @@ $(BIN)/sndback: $(SNDBACK_SRCS:%.c=$(OBJ)/%.o) $(BE_CORE_SRCS:%.c=$(OBJ)/%.o) $(
 	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(BE_XEN_LIBS) -lasound -lm $(COMMON_LIB)
 
 ALL_TARGETS += $(if $(wildcard /usr/include/alsa/asoundlib.h),$(BIN)/sndback)
+
+# ---- tests/backends: the sndif test frontend (sound tests) ----
+$(TBIN)/backends/sfront: $(OBJ)/$(TBE)/sfront.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(BE_XEN_LIBS)
+
+ALL_TARGETS += $(TBIN)/backends/sfront

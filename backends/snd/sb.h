@@ -63,8 +63,9 @@ struct sb_dev;
 struct sb_stream {
     struct sb_dev *d;
     unsigned pcm_idx, idx;
-    char dir[160];   /* the frontend's stream dir */
+    char dir[160]; /* the frontend's stream dir */
     char unique_id[128];
+    char pcm_name[128]; /* from a unique-id "alsa:<pcm>[#<tag>]"; empty: the default */
     bool capture;
     struct sb_params p; /* effective: inherited and narrowed */
 

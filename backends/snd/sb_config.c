@@ -127,8 +127,8 @@ static int read_num(struct sb_dev *d, const char *dir, const char *key, uint64_t
 
 /* Read one level's settings over its parent's (inherited), checking that
  * it only narrows them; the card (root) replaces the defaults instead. */
-static int read_level(struct sb_dev *d, const char *dir, const struct sb_params *parent,
-                      bool root, struct sb_params *out)
+static int read_level(struct sb_dev *d, const char *dir, const struct sb_params *parent, bool root,
+                      struct sb_params *out)
 {
     *out = *parent;
     int err;
@@ -241,8 +241,17 @@ static int read_stream(struct sb_dev *d, const char *pcmdir, unsigned pcm, unsig
     for (unsigned i = 0; !rc && i < d->nr_streams; i++)
         if (!strcmp(d->st[i].unique_id, v))
             rc = bad(d, s->dir, XENSND_FIELD_STREAM_UNIQUE_ID, v, "not unique on the card");
-    if (!rc)
+    if (!rc) {
         snprintf(s->unique_id, sizeof(s->unique_id), "%s", v);
+        /* "alsa:<pcm>" names the stream's PCM; "#<tag>" after it keeps two
+         * streams on one PCM (its playback and capture) unique. */
+        if (!strncmp(v, "alsa:", 5)) {
+            snprintf(s->pcm_name, sizeof(s->pcm_name), "%s", v + 5);
+            s->pcm_name[strcspn(s->pcm_name, "#")] = 0;
+            if (!s->pcm_name[0])
+                rc = bad(d, s->dir, XENSND_FIELD_STREAM_UNIQUE_ID, v, "alsa: without a PCM name");
+        }
+    }
     free(v);
     if (rc || read_level(d, s->dir, pp, false, &s->p) < 0)
         return -1;

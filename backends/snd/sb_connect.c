@@ -48,8 +48,9 @@ static int attach_stream(struct sb_stream *s)
     RING_IDX rsp = be_ring_attach_at(&s->ring), req = be_ring_req_prod(&s->ring);
     BACK_RING_ATTACH(&s->br, (xen_sndif_sring_t *)s->ring.sring, rsp, SB_PAGE_SIZE);
     if (req - rsp > RING_SIZE(&s->br)) {
-        be_error(be, EPROTO, "%s/%s: ring indexes req_prod %u rsp_prod %u impossible on a ring of %u",
-                 s->dir, XENSND_FIELD_RING_REF, req, rsp, RING_SIZE(&s->br));
+        be_error(be, EPROTO,
+                 "%s/%s: ring indexes req_prod %u rsp_prod %u impossible on a ring of %u", s->dir,
+                 XENSND_FIELD_RING_REF, req, rsp, RING_SIZE(&s->br));
         return -1;
     }
     s->attached = true;

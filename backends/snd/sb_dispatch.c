@@ -11,9 +11,8 @@
 
 static const char *op_name(unsigned op)
 {
-    static const char *const n[] = {"OPEN",       "CLOSE",      "READ", "WRITE",
-                                    "SET_VOLUME", "GET_VOLUME", "MUTE", "UNMUTE",
-                                    "TRIGGER",    "HW_PARAM_QUERY"};
+    static const char *const n[] = {"OPEN",       "CLOSE", "READ",   "WRITE",   "SET_VOLUME",
+                                    "GET_VOLUME", "MUTE",  "UNMUTE", "TRIGGER", "HW_PARAM_QUERY"};
     return op < sizeof(n) / sizeof(n[0]) ? n[op] : "unknown";
 }
 
@@ -35,8 +34,8 @@ static int do_rw(struct sb_stream *s, const struct xensnd_req *req)
     const struct xensnd_rw_req *rw = &req->op.rw;
     bool wr = req->operation == XENSND_OP_WRITE;
     if (wr == s->capture)
-        return refuse(s, req, -XEN_EINVAL, wr ? "WRITE on a capture stream"
-                                              : "READ on a playback stream");
+        return refuse(s, req, -XEN_EINVAL,
+                      wr ? "WRITE on a capture stream" : "READ on a playback stream");
     if (!in_buffer(s, rw->offset, rw->length))
         return refuse(s, req, -XEN_EINVAL, "offset+length past the buffer");
     if (rw->length % s->frame_bytes)
@@ -107,8 +106,8 @@ void sb_dispatch(struct sb_stream *s, const struct xensnd_req *req)
         else
             refuse(s, req, st, "no configuration left in the ranges asked for");
     } else if (op == XENSND_OP_OPEN) {
-        st = s->open ? refuse(s, req, -XEN_EBUSY, "stream already open")
-                     : sb_open(s, &req->op.open);
+        st =
+            s->open ? refuse(s, req, -XEN_EBUSY, "stream already open") : sb_open(s, &req->op.open);
     } else if (op > XENSND_OP_HW_PARAM_QUERY) {
         st = refuse(s, req, -XEN_EOPNOTSUPP, "unknown operation");
     } else if (!s->open) {

@@ -16,8 +16,10 @@ void sb_evt_position(struct sb_stream *s, uint64_t pos)
     uint32_t cons = __atomic_load_n(&pg->in_cons, __ATOMIC_ACQUIRE);
     uint32_t prod = pg->in_prod; /* ours: the frontend only reads it */
     if (prod - cons >= XENSND_IN_RING_LEN) {
-        BE_LOG_RL(s->d->be, "stream %u/%u: event page full (prod %u cons %u): position %llu "
-                  "not sent", s->pcm_idx, s->idx, prod, cons, (unsigned long long)pos);
+        BE_LOG_RL(s->d->be,
+                  "stream %u/%u: event page full (prod %u cons %u): position %llu "
+                  "not sent",
+                  s->pcm_idx, s->idx, prod, cons, (unsigned long long)pos);
         return;
     }
     struct xensnd_evt e;

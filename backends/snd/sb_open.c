@@ -69,8 +69,8 @@ static int map_buffer(struct sb_stream *s, const struct xensnd_open_req *o)
         s->buf = xengnttab_map_domain_grant_refs(be_gnttab(s->d->be), n, be_fe_domid(s->d->be),
                                                  refs, PROT_READ | PROT_WRITE);
         if (!s->buf) {
-            BE_LOG_RL(s->d->be, "stream %u/%u: mapping the %u buffer pages: %s", s->pcm_idx,
-                      s->idx, n, strerror(errno));
+            BE_LOG_RL(s->d->be, "stream %u/%u: mapping the %u buffer pages: %s", s->pcm_idx, s->idx,
+                      n, strerror(errno));
             st = bad_open(s, -XEN_EINVAL, "a buffer page cannot be mapped");
         } else {
             s->buf_pages = n;
@@ -115,8 +115,8 @@ int sb_open(struct sb_stream *s, const struct xensnd_open_req *o)
         return bad_open(s, -XEN_EIO, "the PCM cannot be opened with these parameters");
     }
     BE_LOG(s->d->be, "stream %u/%u open: %s, %u Hz, %s, %u ch, buffer %u, period %u", s->pcm_idx,
-           s->idx, sb_pcm_name(s), s->rate, sb_format_name(s->format), s->channels,
-           s->buffer_sz, s->period_sz);
+           s->idx, sb_pcm_name(s), s->rate, sb_format_name(s->format), s->channels, s->buffer_sz,
+           s->period_sz);
     return 0;
 }
 

@@ -26,9 +26,7 @@ static void service(struct sb_stream *s);
 
 const char *sb_pcm_name(const struct sb_stream *s)
 {
-    if (!strncmp(s->unique_id, "alsa:", 5) && s->unique_id[5])
-        return s->unique_id + 5;
-    return s->d->default_pcm ? s->d->default_pcm : "default";
+    return s->pcm_name[0] ? s->pcm_name : s->d->default_pcm ? s->d->default_pcm : "default";
 }
 
 static void watch(struct sb_stream *s, bool on)
@@ -45,8 +43,7 @@ static void watch(struct sb_stream *s, bool on)
         if (pfd[i].events & POLLOUT)
             ev.events |= EPOLLOUT;
         if (on && epoll_ctl(p->epfd, EPOLL_CTL_ADD, pfd[i].fd, &ev) < 0 && errno != EEXIST)
-            BE_LOG_RL(s->d->be, "stream %u/%u: epoll add: %s", s->pcm_idx, s->idx,
-                      strerror(errno));
+            BE_LOG_RL(s->d->be, "stream %u/%u: epoll add: %s", s->pcm_idx, s->idx, strerror(errno));
         if (!on)
             epoll_ctl(p->epfd, EPOLL_CTL_DEL, pfd[i].fd, NULL);
     }
@@ -228,8 +225,8 @@ static int set_params(struct sb_stream *s)
     int e;
     const char *what = "hw_params_any";
     if ((e = snd_pcm_hw_params_any(p->h, hw)) < 0 ||
-        (what = "access", e = snd_pcm_hw_params_set_access(p->h, hw,
-                                                           SND_PCM_ACCESS_RW_INTERLEAVED)) < 0 ||
+        (what = "access",
+         e = snd_pcm_hw_params_set_access(p->h, hw, SND_PCM_ACCESS_RW_INTERLEAVED)) < 0 ||
         (what = "format", e = snd_pcm_hw_params_set_format(p->h, hw, s->afmt)) < 0 ||
         (what = "channels", e = snd_pcm_hw_params_set_channels(p->h, hw, s->channels)) < 0 ||
         (what = "rate", e = snd_pcm_hw_params_set_rate(p->h, hw, s->rate, 0)) < 0 ||
@@ -266,8 +263,8 @@ int sb_pcm_open(struct sb_stream *s)
                          SND_PCM_NONBLOCK);
     if (e < 0) {
         p->h = NULL;
-        BE_LOG_RL(s->d->be, "stream %u/%u: opening PCM %s: %s", s->pcm_idx, s->idx,
-                  sb_pcm_name(s), snd_strerror(e));
+        BE_LOG_RL(s->d->be, "stream %u/%u: opening PCM %s: %s", s->pcm_idx, s->idx, sb_pcm_name(s),
+                  snd_strerror(e));
         return -1;
     }
     if (set_params(s) < 0)

@@ -27,8 +27,8 @@ static int ask_pcm(struct sb_stream *s, struct xensnd_query_hw_param *q)
                          s->capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK,
                          SND_PCM_NONBLOCK);
     if (e < 0) {
-        BE_LOG_RL(s->d->be, "stream %u/%u: HW_PARAM_QUERY: opening PCM %s: %s", s->pcm_idx,
-                  s->idx, sb_pcm_name(s), snd_strerror(e));
+        BE_LOG_RL(s->d->be, "stream %u/%u: HW_PARAM_QUERY: opening PCM %s: %s", s->pcm_idx, s->idx,
+                  sb_pcm_name(s), snd_strerror(e));
         return -XEN_EIO;
     }
     snd_pcm_hw_params_t *hw;

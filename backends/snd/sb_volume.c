@@ -11,8 +11,8 @@
 
 bool sb_volume_supported(snd_pcm_format_t f)
 {
-    return f == SND_PCM_FORMAT_S16_LE || f == SND_PCM_FORMAT_S24_LE ||
-           f == SND_PCM_FORMAT_S32_LE || f == SND_PCM_FORMAT_FLOAT_LE;
+    return f == SND_PCM_FORMAT_S16_LE || f == SND_PCM_FORMAT_S24_LE || f == SND_PCM_FORMAT_S32_LE ||
+           f == SND_PCM_FORMAT_FLOAT_LE;
 }
 
 static int64_t clamp(double v, int64_t lo, int64_t hi)

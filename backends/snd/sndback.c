@@ -3,8 +3,9 @@
  *
  *   sndback --backend /local/domain/<self>/backend/vsnd/<fe-domid>/<devid> [--pcm NAME]
  *
- * A stream whose unique-id is "alsa:<pcm>" plays to (captures from) that
- * ALSA PCM; any other stream uses --pcm NAME (default "default"). The
+ * A stream whose unique-id is "alsa:<pcm>" or "alsa:<pcm>#<tag>" plays to
+ * (captures from) that ALSA PCM; any other stream uses --pcm NAME (default
+ * "default"). The
  * xenbus state machine, rings and event loop are the backend core's
  * (backends/core); this file is the class's ops table. Design:
  * backends/README.md.

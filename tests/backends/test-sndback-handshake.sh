@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# sndback completes the xenbus handshake for a card written as libxl writes an
+# xl vsnd= line (two streams: playback and capture), offers versions 1,2,
+# takes the frontend's version 2, maps each stream's ring and event page, and
+# ends in Closed when the frontend closes; OPEN and CLOSE work on both streams.
+. "$(dirname "$0")/../snd/snd-functions.sh"
+. "$(dirname "$0")/vsnd-functions.sh"
+vsnd_setup
+be=$(vsnd_be "$drv" "$guest" "$DEV")
+expect_eq versions "$(xenstore-read "$be/versions")" 1,2
+out=$(sfront "$guest" "$DEV" connect open 0 48000 s16_le 2 65536 4096 close 0 \
+    open 1 44100 s32_le 2 65536 8192 close 1 disconnect) || fail "frontend failed: $out"
+printf '%s\n' "$out" | sed 's/^/  | /'
+grep -q '^connected 2 streams' <<<"$out" || fail "not connected with 2 streams"
+expect_eq "backend state" "$(sb_state "$drv" "$guest" "$DEV")" 6
+grep -q 'state InitWait -> Connected' "$SB_LOG" || fail "no state change logged: $(cat "$SB_LOG")"
+grep -q 'connected: protocol version 2, 2 streams' "$SB_LOG" || fail "version not logged"
+grep -q 'stream 0/0 open: clocked, 48000 Hz, s16_le, 2 ch' "$SB_LOG" || fail "open not logged"
+sndback_alive || fail "sndback exited"
+exit 0
