@@ -73,7 +73,7 @@ struct sb_stream {
     struct be_ring ring, evt;
     xen_sndif_back_ring_t br;
     bool attached, broken, push;
-    uint16_t evt_id; /* the next event's id: 0, 1, 2, ... */
+    uint16_t evt_id; /* the next event's id: 0, 1, 2, ... from OPEN */
 
     /* An open stream (OPEN .. CLOSE). */
     bool open;

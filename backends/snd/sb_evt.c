@@ -1,5 +1,6 @@
 /* sb_evt.c - the stream's event page: XENSND_EVT_CUR_POS events, numbered
- * 0, 1, 2, ... per connection (Linux's frontend drops any other order).
+ * 0, 1, 2, ... from each OPEN (Linux's frontend restarts its count when it
+ * opens a stream and drops events out of that order).
  * The page is the frontend's: its in_cons is read once and range-checked;
  * an event that does not fit is dropped and its number not used.
  */

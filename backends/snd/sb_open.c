@@ -109,6 +109,7 @@ int sb_open(struct sb_stream *s, const struct xensnd_open_req *o)
     memset(s->vol, 0, sizeof(s->vol));
     memset(s->mute, 0, sizeof(s->mute));
     s->run = SB_STOPPED;
+    s->evt_id = 0; /* events are numbered per open, as Linux's frontend counts them */
     s->open = true;
     if (sb_pcm_open(s) < 0) {
         sb_close(s);

@@ -177,7 +177,8 @@ static void connect_all(void)
         memset(s->evt, 0, PAGE);
         s->buf = share(BUF_PAGES, s->buf_refs);
         s->dir_pg = share(DIR_PAGES, s->dir_refs);
-        int p = xenevtchn_bind_unbound_port(xce, be_id), q = xenevtchn_bind_unbound_port(xce, be_id);
+        int p = xenevtchn_bind_unbound_port(xce, be_id),
+            q = xenevtchn_bind_unbound_port(xce, be_id);
         if (p < 0 || q < 0)
             die("binding ports: %s", strerror(errno));
         s->port = (evtchn_port_t)p;
@@ -267,8 +268,8 @@ static int roundtrip(struct st *s, struct xensnd_req *req, struct xensnd_resp *o
             RING_COPY_RESPONSE(&s->fr, s->fr.rsp_cons, &rsp);
             s->fr.rsp_cons++;
             if (rsp.id != req->id || rsp.operation != req->operation)
-                die("response id %u op %u to request id %u op %u", rsp.id, rsp.operation,
-                    req->id, req->operation);
+                die("response id %u op %u to request id %u op %u", rsp.id, rsp.operation, req->id,
+                    req->operation);
             if (out)
                 *out = rsp;
             return rsp.status;
@@ -312,7 +313,7 @@ static int fmt_bytes(unsigned f)
 
 static unsigned parse_fmt(const char *a)
 {
-    static const char *const n[] = {"s8", "u8", "s16_le", "s16_be", "u16_le", "u16_be",
+    static const char *const n[] = {"s8",     "u8",     "s16_le", "s16_be", "u16_le", "u16_be",
                                     "s24_le", "s24_be", "u24_le", "u24_be", "s32_le"};
     for (unsigned i = 0; i < sizeof(n) / sizeof(n[0]); i++)
         if (!strcmp(a, n[i]))
@@ -327,8 +328,8 @@ static uint32_t fill_dir(struct st *s, unsigned n, const char *kind)
     const unsigned per = PAGE / 4 - 1;
     memset(s->dir_pg, 0, PAGE * DIR_PAGES);
     for (unsigned i = 0; i < n && i < per; i++)
-        d0[1 + i] = s->buf_refs[i];
-    for (unsigned i = per; i < n; i++)
+        d0[1 + i] = s->buf_refs[i % BUF_PAGES];
+    for (unsigned i = per; i < n && i < 2 * per; i++)
         d1[1 + i - per] = s->buf_refs[i % BUF_PAGES];
     d0[0] = n > per ? s->dir_refs[1] : 0;
     if (!kind)
@@ -353,8 +354,7 @@ static int do_open(struct st *s, char **a, const char *kind)
     r.op.open.buffer_sz = (uint32_t)strtoul(a[3], NULL, 0);
     r.op.open.period_sz = (uint32_t)strtoul(a[4], NULL, 0);
     unsigned pages = (r.op.open.buffer_sz + PAGE - 1) / PAGE;
-    if (pages > BUF_PAGES && !kind)
-        die("buffer over %u pages", BUF_PAGES);
+    /* A larger buffer (for the backend to refuse) repeats our pages. */
     r.op.open.gref_directory = fill_dir(s, pages, kind);
     int st = roundtrip(s, &r, NULL);
     if (!st) {
@@ -441,7 +441,8 @@ static void play(struct st *s, const char *file)
         }
         if (eof && s->last_pos + s->period_sz > total)
             break;
-        if (now_ms() > end || (started && s->events == 0 && now_ms() > end - 3600 * 1000 + timeout_ms))
+        if (now_ms() > end ||
+            (started && s->events == 0 && now_ms() > end - 3600 * 1000 + timeout_ms))
             die("no progress: position %llu of %llu", (unsigned long long)s->last_pos,
                 (unsigned long long)total);
         wait_event(100);
@@ -676,7 +677,9 @@ int main(int argc, char **argv)
                     s->buf[k] = (uint8_t)v;
                 k++;
             }
-            unsigned op = vol ? XENSND_OP_SET_VOLUME : c[0] == 'm' ? XENSND_OP_MUTE : XENSND_OP_UNMUTE;
+            unsigned op = vol           ? XENSND_OP_SET_VOLUME
+                          : c[0] == 'm' ? XENSND_OP_MUTE
+                                        : XENSND_OP_UNMUTE;
             result(c, rw(s, op, 0, vol ? 4 * k : k));
         } else if (!strcmp(c, "getvol")) {
             NEED(1);
