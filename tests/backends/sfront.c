@@ -2,7 +2,7 @@
  * libxengnttab (gntshr) and libxenevtchn: the handshake for every stream of
  * the card the toolstack wrote, then a script of requests, each checked.
  *
- *   sfront [--timeout MS] FE-DIR CMD...
+ *   sfront [--timeout MS] [--version V] FE-DIR CMD...
  *
  *   connect                       handshake (version 2), every stream
  *   open S RATE FMT CH BUF PERIOD  OPEN stream S (its index on the card)
@@ -14,7 +14,7 @@
  *   write S OFF LEN  read S OFF LEN  close S  sleep MS
  *   raw S OP [WORD...]            any request: words are the 32-bit fields after the header
  *   badopen S KIND RATE FMT CH BUF PERIOD   OPEN with a broken directory (KIND: badref,
- *                                 shortchain, loop, zero)
+ *                                 shortchain, loop, zero, badnext, badref2)
  *   fail CMD...                   the command must get a negative status (printed)
  *   hostile SECONDS SEED          random requests, bad refs and offsets on every stream
  *   disconnect                    Closing, wait for Closed
@@ -67,6 +67,7 @@ static xengntshr_handle *gs;
 static xenevtchn_handle *xce;
 static char fe[256], be[256];
 static unsigned be_id, nst, timeout_ms = 10000;
+static const char *version = "2";
 static struct st sts[MAX_ST];
 static uint16_t next_id = 1;
 static bool expect_fail;
@@ -189,7 +190,7 @@ static void connect_all(void)
         wr(s->dir, XENSND_FIELD_EVT_RING_REF, "%u", s->evt_ref);
         wr(s->dir, XENSND_FIELD_EVT_EVT_CHNL, "%u", s->evt_port);
     }
-    wr(fe, XENSND_FIELD_FE_VERSION, "2");
+    wr(fe, XENSND_FIELD_FE_VERSION, "%s", version);
     wr(fe, "state", "%d", XenbusStateInitialised);
     int st = wait_state(be, 1u << XenbusStateConnected | 1u << XenbusStateClosing |
                                 1u << XenbusStateClosed);
@@ -348,6 +349,10 @@ static uint32_t fill_dir(struct st *s, unsigned n, const char *kind)
         d0[0] = s->dir_refs[0];
     else if (!strcmp(kind, "zero"))
         return 0xfffffff1u;
+    else if (!strcmp(kind, "badnext"))
+        d0[0] = 0xfffffff2u;
+    else if (!strcmp(kind, "badref2"))
+        d1[1] = 0xfffffff3u;
     return s->dir_refs[0];
 }
 
@@ -588,12 +593,17 @@ static void hostile(unsigned secs, unsigned seed)
 int main(int argc, char **argv)
 {
     int i = 1;
-    if (i + 1 < argc && !strcmp(argv[i], "--timeout")) {
-        timeout_ms = (unsigned)atoi(argv[i + 1]);
+    while (i + 1 < argc && argv[i][0] == '-') {
+        if (!strcmp(argv[i], "--timeout"))
+            timeout_ms = (unsigned)atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--version"))
+            version = argv[i + 1];
+        else
+            die("unknown option %s", argv[i]);
         i += 2;
     }
     if (i >= argc)
-        die("usage: sfront [--timeout MS] FE-DIR CMD...");
+        die("usage: sfront [--timeout MS] [--version V] FE-DIR CMD...");
     snprintf(fe, sizeof(fe), "%s", argv[i++]);
     xs = xs_open(0);
     gs = xengntshr_open(NULL, 0);

@@ -8,7 +8,7 @@
 #   vsnd_fe GUEST DEVID / vsnd_be DRV GUEST DEVID   the two paths
 #   sndback_start DRV GUEST DEVID [ARGS...]  sndback in DRV, in the background; sets SB_PID
 #   sndback_alive                            SB_PID still running
-#   sfront GUEST DEVID CMD...                the test frontend in GUEST, in the foreground
+#   sfront GUEST DEVID [OPTS] CMD...         the test frontend in GUEST, in the foreground
 #   vsnd_setup [KEY=VALUE...] [-- ARGS]      sim, domains drv and guest, the clocked PCM
 #                                            (snd_setup), card $DEV, sndback in InitWait
 
@@ -62,10 +62,12 @@ _sndback_log_check() {
     fi
 }
 
+# sfront GUEST DEVID [--OPTION VALUE]... CMD...
 sfront() {
-    local g=$1 dev=$2
+    local g=$1 dev=$2 opts=()
     shift 2
-    "$XENSIM" exec "$g" -- "$SFRONT" "$(vsnd_fe "$g" "$dev")" "$@"
+    while [ $# -gt 1 ] && [ "${1#--}" != "$1" ]; do opts+=("$1" "$2"); shift 2; done
+    "$XENSIM" exec "$g" -- "$SFRONT" "${opts[@]}" "$(vsnd_fe "$g" "$dev")" "$@"
 }
 
 sb_state() { xenstore-read "$(vsnd_be "$1" "$2" "$3")/state" 2>/dev/null; }
