@@ -34,10 +34,10 @@ static int read_version(struct sb_dev *d)
 
 static void on_evt_page(struct be_dev *be, struct be_ring *r, void *opaque)
 {
-    /* The frontend tells of consumed events; nothing to do. */
+    /* The frontend tells of consumed events (or a hang ended): look at the PCM. */
     (void)be;
     (void)r;
-    (void)opaque;
+    sb_pcm_kick(opaque);
 }
 
 static int attach_stream(struct sb_stream *s)

@@ -200,6 +200,15 @@ static void service(struct sb_stream *s)
 {
     if (!s->open || !s->pcm.h)
         return;
+    if (be_fault_hung(s->d->be)) {
+        /* A hung driver moves no audio and reports no position (the PCM
+         * underruns or overruns, as under a hung card driver); the core's
+         * callbacks at the hang's end bring it back (sb_ring_event). */
+        watch(s, false);
+        be_loop_del_timer(be_loop_of(s->d->be), s->pcm.timer);
+        s->pcm.timer = 0;
+        return;
+    }
     if (s->capture)
         capture(s);
     else

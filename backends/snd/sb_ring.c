@@ -44,6 +44,9 @@ void sb_ring_event(struct be_dev *be, struct be_ring *r, void *opaque)
         if (!more)
             break;
     }
+    /* Also the way back from a hang (the core runs every ring's callback):
+     * the PCM is served again. */
+    sb_pcm_kick(s);
 }
 
 void sb_respond(struct sb_stream *s, const struct xensnd_req *req, int status,
