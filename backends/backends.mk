@@ -3,6 +3,7 @@
 #                    responses, the fault layer, event loop (any class)
 #   backends/blk/    blkback, the blkif class (prefix bb_)
 #   backends/net/    netback, the netif class (prefix nb_)
+#   backends/snd/    sndback, the sndif class (prefix sb_; needs libasound2-dev)
 BE_CORE_SRCS := $(wildcard backends/core/*.c)
 BLKBACK_SRCS := $(wildcard backends/blk/*.c)
 BE_CPPFLAGS := -Ibackends/core -Ibackends/blk
@@ -83,3 +84,20 @@ $(TBIN)/backends/npeer: $(OBJ)/$(TBE)/npeer.o $(OBJ)/$(TBE)/nframe.o
 	$(CC) $(LDFLAGS) $^ -o $@
 
 ALL_TARGETS += $(TBIN)/backends/netfront $(TBIN)/backends/nhostile $(TBIN)/backends/npeer
+
+# ---- sndback: the sndif class (backends/snd), over ALSA ----
+SNDBACK_SRCS := $(wildcard backends/snd/*.c)
+$(OBJ)/backends/snd/%.o: CPPFLAGS += -Ibackends/snd
+
+$(BIN)/sndback: $(SNDBACK_SRCS:%.c=$(OBJ)/%.o) $(BE_CORE_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(BE_XEN_LIBS) -lasound -lm $(COMMON_LIB)
+
+ALL_TARGETS += $(if $(wildcard /usr/include/alsa/asoundlib.h),$(BIN)/sndback)
+
+# ---- tests/backends: the sndif test frontend (sound tests) ----
+$(TBIN)/backends/sfront: $(OBJ)/$(TBE)/sfront.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(BE_XEN_LIBS)
+
+ALL_TARGETS += $(TBIN)/backends/sfront

@@ -7,7 +7,8 @@
  *   understudy-agent [--handler TYPE=PROGRAM]... [--heartbeat-ms N]
  *                    [--restart-budget N] [--restart-window-ms N]
  *
- * Default handlers: vbd=blkback and vif=netback beside this program.
+ * Default handlers: vbd=blkback, vif=netback and vsnd=sndback beside this
+ * program.
  */
 #define _GNU_SOURCE
 #include "supervisor.h"
@@ -132,7 +133,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
     return -1;
 }
 
-/* No --handler: blkback and netback from beside this program. */
+/* No --handler: blkback, netback and sndback from beside this program. */
 static void default_handlers(struct opts *o)
 {
     char self[900];
@@ -145,7 +146,9 @@ static void default_handlers(struct opts *o)
     snprintf(o->h[0].program, sizeof(o->h[0].program), "%s/blkback", self);
     snprintf(o->h[1].type, sizeof(o->h[1].type), "vif");
     snprintf(o->h[1].program, sizeof(o->h[1].program), "%s/netback", self);
-    o->nh = 2;
+    snprintf(o->h[2].type, sizeof(o->h[2].type), "vsnd");
+    snprintf(o->h[2].program, sizeof(o->h[2].program), "%s/sndback", self);
+    o->nh = 3;
 }
 
 /* The running agent: what the loop polls and writes. */
