@@ -4,6 +4,7 @@
 
 #include "inet_csum.h"
 #include "net_l4.h"
+#include "net_vnet.h"
 
 #include <linux/if_tun.h>
 #include <string.h>
@@ -22,30 +23,12 @@ unsigned nb_vnet_tun_offloads(const struct nb_rxcaps *c)
 int nb_vnet_from_tx(const struct nb_txpkt *p, const uint8_t *pkt, size_t len,
                     struct virtio_net_hdr *h, const char **why)
 {
-    memset(h, 0, sizeof(*h));
+    /* A GSO request implies a partial checksum (nb_txcheck checked its type
+     * and size). */
     bool gso = p->extras & (1u << XEN_NETIF_EXTRA_TYPE_GSO);
-    if (p->flags & NETTXF_data_validated)
-        h->flags |= VIRTIO_NET_HDR_F_DATA_VALID;
-    if (!(p->flags & NETTXF_csum_blank) && !gso)
-        return 0;
-    struct net_l4 l;
-    if (net_l4(pkt, len, &l, why) < 0)
-        return -1;
-    h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-    h->csum_start = (uint16_t)l.l4_off;
-    h->csum_offset = (uint16_t)l.csum_off;
-    if (!gso)
-        return 0;
-    const netif_extra_info_t *g = &p->extra[XEN_NETIF_EXTRA_TYPE_GSO];
-    unsigned want = g->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4 ? 4 : 6;
-    if (l.proto != NET_PROTO_TCP || l.ipver != want) {
-        *why = "GSO type does not match the packet's headers";
-        return -1;
-    }
-    h->gso_type = want == 4 ? VIRTIO_NET_HDR_GSO_TCPV4 : VIRTIO_NET_HDR_GSO_TCPV6;
-    h->gso_size = g->u.gso.size;
-    h->hdr_len = (uint16_t)(l.l4_off + l.l4_hlen);
-    return 0;
+    return net_vnet_from_netif((p->flags & NETTXF_csum_blank) || gso,
+                               p->flags & NETTXF_data_validated,
+                               gso ? &p->extra[XEN_NETIF_EXTRA_TYPE_GSO] : NULL, pkt, len, h, why);
 }
 
 static int rx_csum(const struct virtio_net_hdr *h, uint8_t *pkt, size_t len,

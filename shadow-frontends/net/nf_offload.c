@@ -4,6 +4,7 @@
 
 #include "inet_csum.h"
 #include "net_l4.h"
+#include "net_vnet.h"
 
 #include <linux/if_tun.h>
 #include <string.h>
@@ -71,32 +72,6 @@ int nf_off_tx(const struct virtio_net_hdr *h, uint8_t *frame, unsigned len,
 int nf_off_rx(uint16_t rxflags, const netif_extra_info_t *gso, const uint8_t *frame, unsigned len,
               struct virtio_net_hdr *h, const char **why)
 {
-    memset(h, 0, sizeof(*h));
-    if (gso && !(rxflags & NETRXF_csum_blank)) {
-        *why = "GSO packet without a partial checksum";
-        return -1;
-    }
-    if (rxflags & NETRXF_csum_blank) {
-        struct net_l4 l;
-        if (net_l4(frame, len, &l, why) < 0)
-            return -1;
-        h->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-        h->csum_start = (uint16_t)l.l4_off;
-        h->csum_offset = (uint16_t)l.csum_off;
-        if (gso) {
-            unsigned want = gso->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4   ? 4
-                            : gso->u.gso.type == XEN_NETIF_GSO_TYPE_TCPV6 ? 6
-                                                                          : 0;
-            if (!want || l.proto != NET_PROTO_TCP || l.ipver != want || gso->u.gso.size == 0) {
-                *why = "GSO extra-info that does not match the packet";
-                return -1;
-            }
-            h->gso_type = want == 4 ? VIRTIO_NET_HDR_GSO_TCPV4 : VIRTIO_NET_HDR_GSO_TCPV6;
-            h->gso_size = gso->u.gso.size;
-            h->hdr_len = (uint16_t)(l.l4_off + l.l4_hlen);
-        }
-    } else if (rxflags & NETRXF_data_validated) {
-        h->flags = VIRTIO_NET_HDR_F_DATA_VALID;
-    }
-    return 0;
+    return net_vnet_from_netif(rxflags & NETRXF_csum_blank, rxflags & NETRXF_data_validated, gso,
+                               frame, len, h, why);
 }
