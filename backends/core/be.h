@@ -17,7 +17,7 @@
 #include "be_inject.h"
 #include "be_log.h"
 #include "be_loop.h"
-#include "be_ring_defs.h"
+#include "xen_barriers.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* nf_xen.h - the Xen public headers the netif frontend uses, with the
- * memory barriers xen/io/ring.h expects a guest to supply, and the sizes
+ * ring barriers (common/xen_barriers.h), and the sizes
  * that follow from them. The rings are shared with another domain: every
  * barrier carries its reason at the use. */
 #ifndef NF_XEN_H
@@ -9,11 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef mb
-#define mb()  __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
-#endif
+#include "xen_barriers.h" /* before any xen/io header */
 
 #include <xen/grant_table.h>
 #include <xen/io/netif.h>
