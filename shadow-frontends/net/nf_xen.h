@@ -26,7 +26,6 @@
 /* Data slots one packet may use, either direction (netif.h's minimum every
  * backend supports; what Linux netfront uses too). */
 #define NF_MAX_SLOTS XEN_NETIF_NR_SLOTS_MIN
-#define NF_ETH_HLEN  14u
 /* The largest tx frame: the 16-bit size of a tx request. */
 #define NF_MAX_FRAME XEN_NETIF_MAX_TX_SIZE
 /* The largest rx packet: every slot a packet may use, full. */
