@@ -20,6 +20,7 @@
 #include "be_internal.h"
 
 #include "understudy-keys.h"
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -107,26 +108,22 @@ static int read_frontend(struct be_dev *be)
     return 0;
 }
 
+static int publish_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
+{
+    (void)xs;
+    struct be_dev *be = arg;
+    return be->ops->publish(be, t);
+}
+
+/* The class's features, in one transaction. A class callback that fails has
+ * reported already (be_error); only the transaction's own calls are left. */
 static int publish(struct be_dev *be)
 {
-    for (int tries = 0; tries < 16; tries++) {
-        xs_transaction_t t = xs_transaction_start(be->xs);
-        if (t == XBT_NULL) {
-            be_error(be, errno, "starting a transaction: %s", strerror(errno));
-            return -1;
-        }
-        if (be->ops->publish(be, t) < 0) {
-            xs_transaction_end(be->xs, t, true);
-            return -1;
-        }
-        if (xs_transaction_end(be->xs, t, false))
-            return 0;
-        if (errno != EAGAIN) {
-            be_error(be, errno, "committing features to %s: %s", be->path, strerror(errno));
-            return -1;
-        }
-    }
-    be_error(be, EAGAIN, "committing features to %s: too many conflicts", be->path);
+    const char *call;
+    if (xsu_txn(be->xs, publish_body, be, &call) == 0)
+        return 0;
+    if (call)
+        be_error(be, errno, "%s %s: %s", call, be->path, strerror(errno));
     return -1;
 }
 

@@ -17,6 +17,7 @@
 #include "record.h"
 
 #include "understudy-keys.h"
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -24,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TXN_TRIES    8
 #define MAX_FE_NODES 512
 #define MAX_FE_DEPTH 4
 #define GEN_MAX      (1ull << 53) /* a guest's absurd generation is not ours to follow */
@@ -121,6 +121,22 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
     return 0;
 }
 
+struct rewire_txn {
+    struct sd_dom *d;
+    struct sd_dev *v;
+    unsigned drv;
+    const char *be;
+    uint64_t gen;
+    const char *what;
+};
+
+static int rewire_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
+{
+    (void)xs;
+    struct rewire_txn *r = arg;
+    return write_all(r->d, r->v, r->drv, t, r->be, &r->gen, &r->what);
+}
+
 /* Already rewired to drv (a resumed recovery)? */
 static bool already_done(struct sd_dom *d, const struct sd_dev *v, unsigned drv, const char *be)
 {
@@ -147,39 +163,34 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
         free(st);
         return 1;
     }
-    uint64_t gen = 0;
-    const char *what = "start a transaction";
-    for (int tries = 0; tries < TXN_TRIES; tries++) {
-        xs_transaction_t t = xs_transaction_start(xs);
-        if (t == XBT_NULL)
-            break;
-        if (write_all(d, v, drv, t, be, &gen, &what) < 0) {
-            int e = errno;
-            xs_transaction_end(xs, t, true);
-            sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, what,
-                    strerror(e));
-            errno = e;
-            return -1;
-        }
-        if (xs_transaction_end(xs, t, false)) {
-            v->generation = gen;
-            d->devs_dirty = true;
-            return 0;
-        }
-        if (errno != EAGAIN) {
-            sd_dlog(d, "rewire %s %u of guest %u: commit: %s", v->type, v->devid, v->fe,
-                    strerror(errno));
-            return -1;
-        }
+    struct rewire_txn r = {.d = d, .v = v, .drv = drv, .be = be, .what = "start a transaction"};
+    const char *call;
+    if (xsu_txn(xs, rewire_body, &r, &call) == 0) {
+        v->generation = r.gen;
+        d->devs_dirty = true;
+        return 0;
+    }
+    if (!call) {
+        int e = errno;
+        sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, r.what,
+                strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (strcmp(call, "xs_transaction_end") || errno != EAGAIN) {
+        int e = errno;
+        sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, call, strerror(e));
+        errno = e;
+        return -1;
     }
     sd_dlog(d, "rewire %s %u of guest %u: the transaction keeps conflicting; writing in order",
             v->type, v->devid, v->fe);
-    if (write_all(d, v, drv, XBT_NULL, be, &gen, &what) < 0) {
-        sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, what,
+    if (write_all(d, v, drv, XBT_NULL, be, &r.gen, &r.what) < 0) {
+        sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, r.what,
                 strerror(errno));
         return -1;
     }
-    v->generation = gen;
+    v->generation = r.gen;
     d->devs_dirty = true;
     return 0;
 }
