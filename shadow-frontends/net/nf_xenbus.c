@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "nf_xenbus.h"
 
+#include "hex.h"
 #include "xs_txn.h"
 #include "xs_util.h"
 
@@ -10,23 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int hexdigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int nf_parse_mac(const char *s, uint8_t mac[6])
 {
     if (strlen(s) != 17)
         return -1;
     for (unsigned i = 0; i < 6; i++) {
-        int h = hexdigit(s[3 * i]), l = hexdigit(s[3 * i + 1]);
+        int h = hex_digit(s[3 * i]), l = hex_digit(s[3 * i + 1]);
         if (h < 0 || l < 0 || (i < 5 && s[3 * i + 2] != ':'))
             return -1;
         mac[i] = (uint8_t)(h << 4 | l);
