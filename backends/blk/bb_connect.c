@@ -36,15 +36,6 @@ static int read_protocol(struct be_dev *be)
     return ok ? 0 : -1;
 }
 
-static int read_u64(struct be_dev *be, const char *key, uint64_t max, uint64_t dflt, uint64_t *out)
-{
-    if (xsu_read_u64_default(be_xs(be), XBT_NULL, be_fe_path(be), key, max, dflt, out) == 0)
-        return 0;
-    be_error(be, errno, "frontend %s/%s: %s (at most %llu)", be_fe_path(be), key,
-             errno == ERANGE ? "out of range" : strerror(errno), (unsigned long long)max);
-    return -1;
-}
-
 static int attach_queue(struct bb_dev *d, struct bb_queue *q, const char *dir, unsigned order,
                         bool indexed)
 {
@@ -108,9 +99,9 @@ int bb_connect(struct be_dev *be)
     struct bb_dev *d = be_priv(be);
     uint64_t nq, order, pers;
     if (read_protocol(be) < 0 ||
-        read_u64(be, "multi-queue-num-queues", BB_MAX_QUEUES, 1, &nq) < 0 ||
-        read_u64(be, "ring-page-order", BB_MAX_RING_ORDER, 0, &order) < 0 ||
-        read_u64(be, "feature-persistent", 1, 0, &pers) < 0)
+        be_read_fe_u64(be, "multi-queue-num-queues", BB_MAX_QUEUES, 1, &nq) < 0 ||
+        be_read_fe_u64(be, "ring-page-order", BB_MAX_RING_ORDER, 0, &order) < 0 ||
+        be_read_fe_u64(be, "feature-persistent", 1, 0, &pers) < 0)
         return -1;
     if (nq == 0) {
         be_error(be, EINVAL, "frontend %s/multi-queue-num-queues is 0", be_fe_path(be));

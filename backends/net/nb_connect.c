@@ -13,28 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fe_u64(struct be_dev *be, const char *key, uint64_t max, uint64_t dflt, uint64_t *out)
-{
-    if (xsu_read_u64_default(be_xs(be), XBT_NULL, be_fe_path(be), key, max, dflt, out) == 0)
-        return 0;
-    be_error(be, errno, "frontend %s/%s: %s (at most %llu)", be_fe_path(be), key,
-             errno == ERANGE ? "out of range" : strerror(errno), (unsigned long long)max);
-    return -1;
-}
-
 static int read_features(struct nb_dev *d, uint64_t *nq)
 {
     struct be_dev *be = d->be;
     uint64_t copy, notify, sg, gso4, gso6, nocsum, csum6, mcast;
-    if (fe_u64(be, "request-rx-copy", 1, 0, &copy) < 0 ||
-        fe_u64(be, "feature-rx-notify", 1, 0, &notify) < 0 ||
-        fe_u64(be, "feature-sg", 1, 0, &sg) < 0 ||
-        fe_u64(be, "feature-gso-tcpv4", 1, 0, &gso4) < 0 ||
-        fe_u64(be, "feature-gso-tcpv6", 1, 0, &gso6) < 0 ||
-        fe_u64(be, "feature-no-csum-offload", 1, 0, &nocsum) < 0 ||
-        fe_u64(be, "feature-ipv6-csum-offload", 1, 0, &csum6) < 0 ||
-        fe_u64(be, "request-multicast-control", 1, 0, &mcast) < 0 ||
-        fe_u64(be, "multi-queue-num-queues", NB_MAX_QUEUES, 1, nq) < 0)
+    if (be_read_fe_u64(be, "request-rx-copy", 1, 0, &copy) < 0 ||
+        be_read_fe_u64(be, "feature-rx-notify", 1, 0, &notify) < 0 ||
+        be_read_fe_u64(be, "feature-sg", 1, 0, &sg) < 0 ||
+        be_read_fe_u64(be, "feature-gso-tcpv4", 1, 0, &gso4) < 0 ||
+        be_read_fe_u64(be, "feature-gso-tcpv6", 1, 0, &gso6) < 0 ||
+        be_read_fe_u64(be, "feature-no-csum-offload", 1, 0, &nocsum) < 0 ||
+        be_read_fe_u64(be, "feature-ipv6-csum-offload", 1, 0, &csum6) < 0 ||
+        be_read_fe_u64(be, "request-multicast-control", 1, 0, &mcast) < 0 ||
+        be_read_fe_u64(be, "multi-queue-num-queues", NB_MAX_QUEUES, 1, nq) < 0)
         return -1;
     if (!copy) {
         be_error(be, EOPNOTSUPP,
