@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "be_internal.h"
 
+#include "pv-keys.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -61,7 +62,7 @@ static void verror(struct be_dev *be, int err, const char *fmt, va_list ap)
     char msg[512];
     vsnprintf(msg, sizeof(msg), fmt, ap);
     BE_LOG(be, "error: %s", msg);
-    if (xsu_printf(be->xs, XBT_NULL, be->path, "error", "%d %s", err, msg) < 0)
+    if (xsu_printf(be->xs, XBT_NULL, be->path, PVK_ERROR, "%d %s", err, msg) < 0)
         BE_LOG(be, "writing %s/error: %s", be->path, strerror(errno));
 }
 

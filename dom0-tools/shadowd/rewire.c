@@ -16,6 +16,7 @@
 #include "log.h"
 #include "record.h"
 
+#include "pv-keys.h"
 #include "understudy-keys.h"
 #include "xs_txn.h"
 #include "xs_util.h"
@@ -99,8 +100,8 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
         if (put(xs, t, be, v->kv[i].k, v->kv[i].v) < 0)
             return -1;
     snprintf(num, sizeof(num), "%u", v->fe);
-    if (put(xs, t, be, "frontend", v->fe_path) < 0 || put(xs, t, be, "frontend-id", num) < 0 ||
-        put(xs, t, be, "online", "1") < 0 || put(xs, t, be, "state", "1") < 0)
+    if (put(xs, t, be, PVK_FRONTEND, v->fe_path) < 0 || put(xs, t, be, PVK_FRONTEND_ID, num) < 0 ||
+        put(xs, t, be, PVK_ONLINE, "1") < 0 || put(xs, t, be, PVK_STATE, "1") < 0)
         return -1;
     /* The frontend dir, in place: the guest owns it, the new backend reads it. */
     struct xs_permissions fe_perms[2] = {{.id = v->fe, .perms = XS_PERM_NONE},
@@ -111,7 +112,8 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
         return -1;
     snprintf(num, sizeof(num), "%u", drv);
     *what = "point the frontend at the new backend";
-    if (put(xs, t, v->fe_path, "backend", be) < 0 || put(xs, t, v->fe_path, "backend-id", num) < 0)
+    if (put(xs, t, v->fe_path, PVK_BACKEND, be) < 0 ||
+        put(xs, t, v->fe_path, PVK_BACKEND_ID, num) < 0)
         return -1;
     snprintf(num, sizeof(num), "%llu", (unsigned long long)gen);
     *what = "bump the frontend's generation";
@@ -141,11 +143,12 @@ static int rewire_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
 static bool already_done(struct sd_dom *d, const struct sd_dev *v, unsigned drv, const char *be)
 {
     struct xs_handle *xs = d->sd->xs;
-    char *b = xsu_read(xs, XBT_NULL, v->fe_path, "backend", 256);
-    char *f = xsu_read(xs, XBT_NULL, be, "frontend", 256);
+    char *b = xsu_read(xs, XBT_NULL, v->fe_path, PVK_BACKEND, 256);
+    char *f = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
     uint64_t id = 0;
     bool done = b && f && !strcmp(b, be) && !strcmp(f, v->fe_path) &&
-                xsu_read_u64(xs, XBT_NULL, v->fe_path, "backend-id", 0x7FEF, &id) == 0 && id == drv;
+                xsu_read_u64(xs, XBT_NULL, v->fe_path, PVK_BACKEND_ID, 0x7FEF, &id) == 0 &&
+                id == drv;
     free(b);
     free(f);
     return done;
