@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "supervisor.h"
+#include "pv-keys.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 
@@ -183,7 +184,7 @@ static int agent_open(struct agent *ag, const struct opts *o)
         return -1;
     }
     snprintf(ag->mydir, sizeof(ag->mydir), "/local/domain/%u", (unsigned)domid);
-    snprintf(ag->base, sizeof(ag->base), "%s/backend", ag->mydir);
+    snprintf(ag->base, sizeof(ag->base), "%s/" PVK_BACKEND, ag->mydir);
     ag->sup = sup_new(o->h, o->nh, o->budget, o->window_ms);
     if (!ag->sup || !xs_watch(ag->xs, ag->base, WATCH_TOKEN)) {
         fprintf(stderr, "understudy-agent: watch %s: %s\n", ag->base, strerror(errno));

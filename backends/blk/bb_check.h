@@ -5,7 +5,7 @@
 #ifndef BB_CHECK_H
 #define BB_CHECK_H
 
-#include "be_ring_defs.h"
+#include "xen_barriers.h"
 
 #include <stdbool.h>
 #include <stdint.h>

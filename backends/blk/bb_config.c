@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "bb.h"
 
+#include "pv-keys.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 
@@ -45,7 +46,7 @@ int bb_config_read(struct bb_dev *d)
     const char *dir = be_path(d->be);
     bb_config_clear(&d->cfg);
 
-    char *v = xsu_read(xs, XBT_NULL, dir, "params", 4095);
+    char *v = xsu_read(xs, XBT_NULL, dir, PVK_BLK_PARAMS, 4095);
     if (!v) {
         be_error(d->be, errno, "reading %s/params: %s", dir, strerror(errno));
         return -1;
@@ -55,7 +56,7 @@ int bb_config_read(struct bb_dev *d)
     if (r < 0)
         return -1;
 
-    v = xsu_read(xs, XBT_NULL, dir, "mode", 16);
+    v = xsu_read(xs, XBT_NULL, dir, PVK_BLK_MODE, 16);
     if (!v) {
         be_error(d->be, errno, "reading %s/mode: %s", dir, strerror(errno));
         return -1;
@@ -91,7 +92,7 @@ int bb_config_read(struct bb_dev *d)
     free(v);
 
     uint64_t de;
-    if (xsu_read_u64_default(xs, XBT_NULL, dir, "discard-enable", 1, 1, &de) < 0) {
+    if (xsu_read_u64_default(xs, XBT_NULL, dir, PVK_BLK_DISCARD_ENABLE, 1, 1, &de) < 0) {
         be_error(d->be, errno, "%s/discard-enable: not 0 or 1: %s", dir, strerror(errno));
         return -1;
     }

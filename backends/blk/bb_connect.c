@@ -6,6 +6,7 @@
 #include "bb.h"
 
 #include "bb_io.h"
+#include "pv-keys.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@ static const char *cache_name(enum bb_cache c)
 
 static int read_protocol(struct be_dev *be)
 {
-    char *proto = xsu_read(be_xs(be), XBT_NULL, be_fe_path(be), "protocol", 64);
+    char *proto = xsu_read(be_xs(be), XBT_NULL, be_fe_path(be), PVK_PROTOCOL, 64);
     if (!proto && errno == ENOENT)
         return 0;
     if (!proto) {
@@ -36,20 +37,11 @@ static int read_protocol(struct be_dev *be)
     return ok ? 0 : -1;
 }
 
-static int read_u64(struct be_dev *be, const char *key, uint64_t max, uint64_t dflt, uint64_t *out)
-{
-    if (xsu_read_u64_default(be_xs(be), XBT_NULL, be_fe_path(be), key, max, dflt, out) == 0)
-        return 0;
-    be_error(be, errno, "frontend %s/%s: %s (at most %llu)", be_fe_path(be), key,
-             errno == ERANGE ? "out of range" : strerror(errno), (unsigned long long)max);
-    return -1;
-}
-
 static int attach_queue(struct bb_dev *d, struct bb_queue *q, const char *dir, unsigned order,
                         bool indexed)
 {
     struct be_dev *be = d->be;
-    if (be_ring_map(be, dir, "ring-ref", 1u << order, indexed, &q->ring) < 0)
+    if (be_ring_map(be, dir, PVK_RING_REF, 1u << order, indexed, &q->ring) < 0)
         return -1;
     blkif_sring_t *s = q->ring.sring;
     RING_IDX rsp = be_ring_attach_at(&q->ring);
@@ -79,7 +71,7 @@ static int attach_queue(struct bb_dev *d, struct bb_queue *q, const char *dir, u
         }
     }
     q->attached = true;
-    return be_ring_bind(be, dir, "event-channel", &q->ring, bb_ring_event, q);
+    return be_ring_bind(be, dir, PVK_EVENT_CHANNEL, &q->ring, bb_ring_event, q);
 }
 
 static int start_io(struct bb_dev *d, unsigned depth)
@@ -107,17 +99,16 @@ int bb_connect(struct be_dev *be)
 {
     struct bb_dev *d = be_priv(be);
     uint64_t nq, order, pers;
-    if (read_protocol(be) < 0 ||
-        read_u64(be, "multi-queue-num-queues", BB_MAX_QUEUES, 1, &nq) < 0 ||
-        read_u64(be, "ring-page-order", BB_MAX_RING_ORDER, 0, &order) < 0 ||
-        read_u64(be, "feature-persistent", 1, 0, &pers) < 0)
+    if (read_protocol(be) < 0 || be_read_fe_u64(be, PVK_MQ_NUM_QUEUES, BB_MAX_QUEUES, 1, &nq) < 0 ||
+        be_read_fe_u64(be, PVK_BLK_RING_PAGE_ORDER, BB_MAX_RING_ORDER, 0, &order) < 0 ||
+        be_read_fe_u64(be, PVK_BLK_FEATURE_PERSISTENT, 1, 0, &pers) < 0)
         return -1;
     if (nq == 0) {
         be_error(be, EINVAL, "frontend %s/multi-queue-num-queues is 0", be_fe_path(be));
         return -1;
     }
     /* With ring-page-order present (even 0), refs are ring-ref0..N-1 (blkif.h note 6). */
-    char *rpo = xsu_read(be_xs(be), XBT_NULL, be_fe_path(be), "ring-page-order", 32);
+    char *rpo = xsu_read(be_xs(be), XBT_NULL, be_fe_path(be), PVK_BLK_RING_PAGE_ORDER, 32);
     bool indexed = rpo != NULL;
     free(rpo);
     d->persistent = pers;
@@ -134,7 +125,7 @@ int bb_connect(struct be_dev *be)
         if (nq == 1)
             snprintf(dir, sizeof(dir), "%s", be_fe_path(be));
         else
-            snprintf(dir, sizeof(dir), "%s/queue-%u", be_fe_path(be), i);
+            snprintf(dir, sizeof(dir), "%s/" PVK_QUEUE_FMT, be_fe_path(be), i);
         d->q[i].d = d;
         d->q[i].idx = i;
         if (attach_queue(d, &d->q[i], dir, (unsigned)order, indexed) < 0)

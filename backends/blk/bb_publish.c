@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "bb.h"
 
+#include "pv-keys.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -22,20 +23,20 @@ int bb_publish(struct be_dev *be, xs_transaction_t t)
     bool rw = !d->cfg.readonly;
     bool discard = rw && d->cfg.discard_enable && k->can_discard;
     const struct kv kvs[] = {
-        {"feature-flush-cache", 1},
-        {"feature-barrier", rw},
-        {"feature-discard", discard},
-        {"discard-granularity", k->discard_granularity},
-        {"discard-alignment", 0},
-        {"discard-secure", 0},
-        {"feature-persistent", 1},
-        {"feature-max-indirect-segments", BB_MAX_INDIRECT_SEGS},
-        {"max-ring-page-order", BB_MAX_RING_ORDER},
-        {"multi-queue-max-queues", BB_MAX_QUEUES},
-        {"sectors", k->sectors},
-        {"sector-size", BB_SECTOR_SIZE},
-        {"physical-sector-size", k->phys_sector_size},
-        {"info", d->cfg.readonly ? VDISK_READONLY : 0},
+        {PVK_BLK_FEATURE_FLUSH, 1},
+        {PVK_BLK_FEATURE_BARRIER, rw},
+        {PVK_BLK_FEATURE_DISCARD, discard},
+        {PVK_BLK_DISCARD_GRANULARITY, k->discard_granularity},
+        {PVK_BLK_DISCARD_ALIGNMENT, 0},
+        {PVK_BLK_DISCARD_SECURE, 0},
+        {PVK_BLK_FEATURE_PERSISTENT, 1},
+        {PVK_BLK_FEATURE_MAX_INDIRECT, BB_MAX_INDIRECT_SEGS},
+        {PVK_BLK_MAX_RING_PAGE_ORDER, BB_MAX_RING_ORDER},
+        {PVK_MQ_MAX_QUEUES, BB_MAX_QUEUES},
+        {PVK_BLK_SECTORS, k->sectors},
+        {PVK_BLK_SECTOR_SIZE, BB_SECTOR_SIZE},
+        {PVK_BLK_PHYSICAL_SECTOR_SIZE, k->phys_sector_size},
+        {PVK_BLK_INFO, d->cfg.readonly ? VDISK_READONLY : 0},
     };
     for (size_t i = 0; i < sizeof(kvs) / sizeof(kvs[0]); i++) {
         if (!discard && !strncmp(kvs[i].key, "discard-", 8))

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "bb.h"
 
+#include "pv-keys.h"
 #include "understudy-keys.h"
 
 #include <errno.h>
@@ -57,8 +58,8 @@ static void bb_teardown(struct be_dev *be)
     bb_config_clear(&d->cfg);
 }
 
-static const char *const bb_config_keys[] = {"params", "mode", USK_BE_CACHE, "discard-enable",
-                                             NULL};
+static const char *const bb_config_keys[] = {PVK_BLK_PARAMS, PVK_BLK_MODE, USK_BE_CACHE,
+                                             PVK_BLK_DISCARD_ENABLE, NULL};
 
 static const struct be_class_ops bb_ops = {
     .size = sizeof(struct be_class_ops),

@@ -17,7 +17,7 @@
 #include "be_inject.h"
 #include "be_log.h"
 #include "be_loop.h"
-#include "be_ring_defs.h"
+#include "xen_barriers.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -129,6 +129,10 @@ void be_error(struct be_dev *be, int err, const char *fmt, ...)
  * frontend closes or reconnects. */
 void be_fail(struct be_dev *be, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Read the frontend's unsigned decimal fe_path/key in [0, max], dflt when
+ * absent (a feature the frontend does not name). 0, or -1 after be_error(). */
+int be_read_fe_u64(struct be_dev *be, const char *key, uint64_t max, uint64_t dflt, uint64_t *out);
 
 /* Map nr_pages ring pages granted by the frontend, refs read from dir:
  * "<refkey>" when !indexed (a one-page ring), else "<refkey>0".."<refkey>N-1".

@@ -1,9 +1,12 @@
-/* be_dev.c - the device object's accessors and error reporting. */
+/* be_dev.c - the device object's accessors, error reporting and the
+ * frontend's number keys. */
 #define _GNU_SOURCE
 #include "be_internal.h"
 
+#include "pv-keys.h"
 #include "xs_util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,7 +62,7 @@ static void verror(struct be_dev *be, int err, const char *fmt, va_list ap)
     char msg[512];
     vsnprintf(msg, sizeof(msg), fmt, ap);
     BE_LOG(be, "error: %s", msg);
-    if (xsu_printf(be->xs, XBT_NULL, be->path, "error", "%d %s", err, msg) < 0)
+    if (xsu_printf(be->xs, XBT_NULL, be->path, PVK_ERROR, "%d %s", err, msg) < 0)
         BE_LOG(be, "writing %s/error: %s", be->path, strerror(errno));
 }
 
@@ -78,4 +81,13 @@ void be_fail(struct be_dev *be, int err, const char *fmt, ...)
     verror(be, err, fmt, ap);
     va_end(ap);
     be_write_state(be, XenbusStateClosing);
+}
+
+int be_read_fe_u64(struct be_dev *be, const char *key, uint64_t max, uint64_t dflt, uint64_t *out)
+{
+    if (xsu_read_u64_default(be->xs, XBT_NULL, be->fe_path, key, max, dflt, out) == 0)
+        return 0;
+    be_error(be, errno, "frontend %s/%s: %s (at most %llu)", be->fe_path, key,
+             errno == ERANGE ? "out of range" : strerror(errno), (unsigned long long)max);
+    return -1;
 }

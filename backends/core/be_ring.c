@@ -1,6 +1,6 @@
 /* be_ring.c - a frontend's ring pages and event channel: mapping, binding,
  * the indexes of the shared page, and the publication of responses. This
- * file and be_ring_defs.h hold every barrier a backend uses.
+ * file and common/xen_barriers.h hold every barrier a backend uses.
  */
 #define _GNU_SOURCE
 #include "be_internal.h"

@@ -19,7 +19,9 @@
 #define _GNU_SOURCE
 #include "be_internal.h"
 
+#include "pv-keys.h"
 #include "understudy-keys.h"
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -60,11 +62,11 @@ static bool be_dir_exists(struct be_dev *be)
 static int read_frontend(struct be_dev *be)
 {
     uint64_t id;
-    if (xsu_read_u64(be->xs, XBT_NULL, be->path, "frontend-id", BE_MAX_DOMID, &id) < 0) {
+    if (xsu_read_u64(be->xs, XBT_NULL, be->path, PVK_FRONTEND_ID, BE_MAX_DOMID, &id) < 0) {
         be_error(be, errno, "reading %s/frontend-id: %s", be->path, strerror(errno));
         return -1;
     }
-    char *fe = xsu_read(be->xs, XBT_NULL, be->path, "frontend", sizeof(be->fe_path) - 1);
+    char *fe = xsu_read(be->xs, XBT_NULL, be->path, PVK_FRONTEND, sizeof(be->fe_path) - 1);
     if (!fe) {
         be_error(be, errno, "reading %s/frontend: %s", be->path, strerror(errno));
         return -1;
@@ -87,7 +89,7 @@ static int read_frontend(struct be_dev *be)
         if (be->fe_path[0])
             xs_unwatch(be->xs, be->fe_state_path, "fe");
         snprintf(be->fe_path, sizeof(be->fe_path), "%s", fe);
-        snprintf(be->fe_state_path, sizeof(be->fe_state_path), "%s/state", fe);
+        snprintf(be->fe_state_path, sizeof(be->fe_state_path), "%s/" PVK_STATE, fe);
         if (!xs_watch(be->xs, be->fe_state_path, "fe")) {
             be_error(be, errno, "watching %s: %s", be->fe_state_path, strerror(errno));
             be->fe_path[0] = 0;
@@ -107,26 +109,22 @@ static int read_frontend(struct be_dev *be)
     return 0;
 }
 
+static int publish_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
+{
+    (void)xs;
+    struct be_dev *be = arg;
+    return be->ops->publish(be, t);
+}
+
+/* The class's features, in one transaction. A class callback that fails has
+ * reported already (be_error); only the transaction's own calls are left. */
 static int publish(struct be_dev *be)
 {
-    for (int tries = 0; tries < 16; tries++) {
-        xs_transaction_t t = xs_transaction_start(be->xs);
-        if (t == XBT_NULL) {
-            be_error(be, errno, "starting a transaction: %s", strerror(errno));
-            return -1;
-        }
-        if (be->ops->publish(be, t) < 0) {
-            xs_transaction_end(be->xs, t, true);
-            return -1;
-        }
-        if (xs_transaction_end(be->xs, t, false))
-            return 0;
-        if (errno != EAGAIN) {
-            be_error(be, errno, "committing features to %s: %s", be->path, strerror(errno));
-            return -1;
-        }
-    }
-    be_error(be, EAGAIN, "committing features to %s: too many conflicts", be->path);
+    const char *call;
+    if (xsu_txn(be->xs, publish_body, be, &call) == 0)
+        return 0;
+    if (call)
+        be_error(be, errno, "%s %s: %s", call, be->path, strerror(errno));
     return -1;
 }
 
@@ -144,7 +142,7 @@ static void enter_initwait(struct be_dev *be)
     if (be->offline || publish(be) < 0)
         return;
     char p[300];
-    if (xsu_path(p, sizeof(p), be->path, "error"))
+    if (xsu_path(p, sizeof(p), be->path, PVK_ERROR))
         xs_rm(be->xs, XBT_NULL, p);
     be_write_state(be, XenbusStateInitWait);
 }
@@ -171,7 +169,7 @@ static void do_connect(struct be_dev *be)
         return;
     }
     char p[300];
-    if (xsu_path(p, sizeof(p), be->path, "error"))
+    if (xsu_path(p, sizeof(p), be->path, PVK_ERROR))
         xs_rm(be->xs, XBT_NULL, p);
     be_write_state(be, XenbusStateConnected);
 }
@@ -241,7 +239,7 @@ static bool is_config_key(struct be_dev *be, const char *path)
     if (strncmp(path, be->path, n) || path[n] != '/')
         return false;
     const char *key = path + n + 1;
-    if (!strcmp(key, "frontend") || !strcmp(key, "frontend-id"))
+    if (!strcmp(key, PVK_FRONTEND) || !strcmp(key, PVK_FRONTEND_ID))
         return true;
     for (const char *const *k = be->ops->config_keys; k && *k; k++)
         if (!strcmp(key, *k))
@@ -261,7 +259,7 @@ static void backend_changed(struct be_dev *be, const char *path)
     /* The toolstack detaches a device with online=0 (and state Closing). */
     uint64_t online;
     if (!be->offline &&
-        xsu_read_u64_default(be->xs, XBT_NULL, be->path, "online", 1, 1, &online) == 0 &&
+        xsu_read_u64_default(be->xs, XBT_NULL, be->path, PVK_ONLINE, 1, 1, &online) == 0 &&
         online == 0) {
         BE_LOG(be, "toolstack set online=0: closing");
         be->offline = true;

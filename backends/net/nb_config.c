@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "nb.h"
 
+#include "pv-keys.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -52,7 +53,7 @@ static bool good_ifname(const char *s)
 
 static int read_mac(struct nb_dev *d, struct xs_handle *xs, const char *dir)
 {
-    char *v = xsu_read(xs, XBT_NULL, dir, "mac", 64);
+    char *v = xsu_read(xs, XBT_NULL, dir, PVK_NET_MAC, 64);
     if (!v) {
         be_error(d->be, errno, "reading %s/mac: %s", dir, strerror(errno));
         return -1;
@@ -70,7 +71,7 @@ static int read_mac(struct nb_dev *d, struct xs_handle *xs, const char *dir)
 
 static int read_names(struct nb_dev *d, struct xs_handle *xs, const char *dir)
 {
-    char *v = xsu_read(xs, XBT_NULL, dir, "bridge", 64);
+    char *v = xsu_read(xs, XBT_NULL, dir, PVK_NET_BRIDGE, 64);
     if (!v) {
         be_error(d->be, errno, "reading %s/bridge: %s", dir, strerror(errno));
         return -1;
@@ -87,7 +88,7 @@ static int read_names(struct nb_dev *d, struct xs_handle *xs, const char *dir)
                  d->cfg.bridge, strerror(errno));
         return -1;
     }
-    v = xsu_read(xs, XBT_NULL, dir, "vifname", 64);
+    v = xsu_read(xs, XBT_NULL, dir, PVK_NET_VIFNAME, 64);
     if (!v && errno != ENOENT) {
         be_error(d->be, errno, "reading %s/vifname: %s", dir, strerror(errno));
         return -1;
@@ -109,7 +110,7 @@ static int read_names(struct nb_dev *d, struct xs_handle *xs, const char *dir)
 static int read_limits(struct nb_dev *d, struct xs_handle *xs, const char *dir)
 {
     uint64_t mtu;
-    if (xsu_read_u64_default(xs, XBT_NULL, dir, "mtu", 65535, 1500, &mtu) < 0) {
+    if (xsu_read_u64_default(xs, XBT_NULL, dir, PVK_NET_MTU, 65535, 1500, &mtu) < 0) {
         be_error(d->be, errno, "%s/mtu: not a number in 68..65535: %s", dir, strerror(errno));
         return -1;
     }
@@ -119,7 +120,7 @@ static int read_limits(struct nb_dev *d, struct xs_handle *xs, const char *dir)
     }
     d->cfg.mtu = (unsigned)mtu;
     d->cfg.rate_bytes = d->cfg.rate_usec = 0;
-    char *v = xsu_read(xs, XBT_NULL, dir, "rate", 64);
+    char *v = xsu_read(xs, XBT_NULL, dir, PVK_NET_RATE, 64);
     if (!v && errno != ENOENT) {
         be_error(d->be, errno, "reading %s/rate: %s", dir, strerror(errno));
         return -1;

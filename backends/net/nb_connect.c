@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "nb.h"
 
+#include "pv-keys.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -13,28 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fe_u64(struct be_dev *be, const char *key, uint64_t max, uint64_t dflt, uint64_t *out)
-{
-    if (xsu_read_u64_default(be_xs(be), XBT_NULL, be_fe_path(be), key, max, dflt, out) == 0)
-        return 0;
-    be_error(be, errno, "frontend %s/%s: %s (at most %llu)", be_fe_path(be), key,
-             errno == ERANGE ? "out of range" : strerror(errno), (unsigned long long)max);
-    return -1;
-}
-
 static int read_features(struct nb_dev *d, uint64_t *nq)
 {
     struct be_dev *be = d->be;
     uint64_t copy, notify, sg, gso4, gso6, nocsum, csum6, mcast;
-    if (fe_u64(be, "request-rx-copy", 1, 0, &copy) < 0 ||
-        fe_u64(be, "feature-rx-notify", 1, 0, &notify) < 0 ||
-        fe_u64(be, "feature-sg", 1, 0, &sg) < 0 ||
-        fe_u64(be, "feature-gso-tcpv4", 1, 0, &gso4) < 0 ||
-        fe_u64(be, "feature-gso-tcpv6", 1, 0, &gso6) < 0 ||
-        fe_u64(be, "feature-no-csum-offload", 1, 0, &nocsum) < 0 ||
-        fe_u64(be, "feature-ipv6-csum-offload", 1, 0, &csum6) < 0 ||
-        fe_u64(be, "request-multicast-control", 1, 0, &mcast) < 0 ||
-        fe_u64(be, "multi-queue-num-queues", NB_MAX_QUEUES, 1, nq) < 0)
+    if (be_read_fe_u64(be, PVK_NET_REQUEST_RX_COPY, 1, 0, &copy) < 0 ||
+        be_read_fe_u64(be, PVK_NET_FEATURE_RX_NOTIFY, 1, 0, &notify) < 0 ||
+        be_read_fe_u64(be, PVK_NET_FEATURE_SG, 1, 0, &sg) < 0 ||
+        be_read_fe_u64(be, PVK_NET_FEATURE_GSO_TCPV4, 1, 0, &gso4) < 0 ||
+        be_read_fe_u64(be, PVK_NET_FEATURE_GSO_TCPV6, 1, 0, &gso6) < 0 ||
+        be_read_fe_u64(be, PVK_NET_FEATURE_NO_CSUM_OFFLOAD, 1, 0, &nocsum) < 0 ||
+        be_read_fe_u64(be, PVK_NET_FEATURE_IPV6_CSUM, 1, 0, &csum6) < 0 ||
+        be_read_fe_u64(be, PVK_NET_REQUEST_MCAST_CONTROL, 1, 0, &mcast) < 0 ||
+        be_read_fe_u64(be, PVK_MQ_NUM_QUEUES, NB_MAX_QUEUES, 1, nq) < 0)
         return -1;
     if (!copy) {
         be_error(be, EOPNOTSUPP,
@@ -128,8 +120,8 @@ static int attach_queue(struct nb_dev *d, struct nb_queue *q, const char *dir)
         be_error(be, ENOMEM, "out of memory for queue %u", q->idx);
         return -1;
     }
-    if (attach_ring(be, dir, "tx-ring-ref", &q->txr, true, q) < 0 ||
-        attach_ring(be, dir, "rx-ring-ref", &q->rxr, false, q) < 0)
+    if (attach_ring(be, dir, PVK_NET_TX_RING_REF, &q->txr, true, q) < 0 ||
+        attach_ring(be, dir, PVK_NET_RX_RING_REF, &q->rxr, false, q) < 0)
         return -1;
     q->attached = true;
     return 0;
@@ -140,11 +132,11 @@ static int bind_queue(struct nb_dev *d, struct nb_queue *q, const char *dir)
     struct be_dev *be = d->be;
     if (!d->split) {
         be_ring_notify_via(&q->rxr, &q->txr); /* one channel for both rings */
-        return be_ring_bind(be, dir, "event-channel", &q->txr, on_tx_event, q);
+        return be_ring_bind(be, dir, PVK_EVENT_CHANNEL, &q->txr, on_tx_event, q);
     }
-    if (be_ring_bind(be, dir, "event-channel-tx", &q->txr, on_tx_event, q) < 0)
+    if (be_ring_bind(be, dir, PVK_NET_EVENT_CHANNEL_TX, &q->txr, on_tx_event, q) < 0)
         return -1;
-    return be_ring_bind(be, dir, "event-channel-rx", &q->rxr, on_rx_event, q);
+    return be_ring_bind(be, dir, PVK_NET_EVENT_CHANNEL_RX, &q->rxr, on_rx_event, q);
 }
 
 static void queue_dir(struct nb_dev *d, unsigned i, char *dir, size_t len)
@@ -152,7 +144,7 @@ static void queue_dir(struct nb_dev *d, unsigned i, char *dir, size_t len)
     if (d->nq == 1)
         snprintf(dir, len, "%s", be_fe_path(d->be));
     else
-        snprintf(dir, len, "%s/queue-%u", be_fe_path(d->be), i);
+        snprintf(dir, len, "%s/" PVK_QUEUE_FMT, be_fe_path(d->be), i);
 }
 
 static bool has_key(struct be_dev *be, const char *dir, const char *key)
@@ -184,7 +176,7 @@ int nb_connect(struct be_dev *be)
         return -1;
     char dir[300];
     queue_dir(d, 0, dir, sizeof(dir));
-    d->split = has_key(be, dir, "event-channel-tx");
+    d->split = has_key(be, dir, PVK_NET_EVENT_CHANNEL_TX);
     for (unsigned i = 0; i < d->nq; i++) {
         queue_dir(d, i, dir, sizeof(dir));
         if (attach_queue(d, &d->q[i], dir) < 0)

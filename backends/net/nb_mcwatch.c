@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "nb_mcwatch.h"
 
+#include "pv-keys.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -46,7 +47,7 @@ int nb_mcwatch_start(struct nb_mcwatch *w, struct be_dev *be, bool *filter)
     memset(w, 0, sizeof(*w));
     w->be = be;
     w->filter = filter;
-    if (!xsu_path(w->path, sizeof(w->path), be_fe_path(be), "request-multicast-control")) {
+    if (!xsu_path(w->path, sizeof(w->path), be_fe_path(be), PVK_NET_REQUEST_MCAST_CONTROL)) {
         be_error(be, ENAMETOOLONG, "frontend path %s too long", be_fe_path(be));
         return -1;
     }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "nb.h"
 
+#include "pv-keys.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -18,16 +19,16 @@ struct kv {
 int nb_publish(struct be_dev *be, xs_transaction_t t)
 {
     const struct kv kvs[] = {
-        {"feature-rx-copy", 1},
-        {"feature-rx-flip", 0},
-        {"feature-sg", 1},
-        {"feature-gso-tcpv4", 1},
-        {"feature-gso-tcpv6", 1},
-        {"feature-ipv6-csum-offload", 1},
-        {"feature-multicast-control", 1},
-        {"feature-dynamic-multicast-control", 1},
-        {"feature-split-event-channels", 1},
-        {"multi-queue-max-queues", NB_MAX_QUEUES},
+        {PVK_NET_FEATURE_RX_COPY, 1},
+        {PVK_NET_FEATURE_RX_FLIP, 0},
+        {PVK_NET_FEATURE_SG, 1},
+        {PVK_NET_FEATURE_GSO_TCPV4, 1},
+        {PVK_NET_FEATURE_GSO_TCPV6, 1},
+        {PVK_NET_FEATURE_IPV6_CSUM, 1},
+        {PVK_NET_FEATURE_MCAST_CONTROL, 1},
+        {PVK_NET_FEATURE_DYN_MCAST_CTRL, 1},
+        {PVK_NET_FEATURE_SPLIT_EVTCHN, 1},
+        {PVK_MQ_MAX_QUEUES, NB_MAX_QUEUES},
     };
     for (size_t i = 0; i < sizeof(kvs) / sizeof(kvs[0]); i++) {
         if (xsu_printf(be_xs(be), t, be_path(be), kvs[i].key, "%u", kvs[i].val) < 0) {
@@ -35,7 +36,7 @@ int nb_publish(struct be_dev *be, xs_transaction_t t)
             return -1;
         }
     }
-    if (xsu_printf(be_xs(be), t, be_path(be), "hotplug-status", "connected") < 0) {
+    if (xsu_printf(be_xs(be), t, be_path(be), PVK_HOTPLUG_STATUS, "connected") < 0) {
         be_error(be, errno, "writing %s/hotplug-status: %s", be_path(be), strerror(errno));
         return -1;
     }

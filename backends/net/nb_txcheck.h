@@ -6,7 +6,7 @@
 #ifndef NB_TXCHECK_H
 #define NB_TXCHECK_H
 
-#include "be_ring_defs.h"
+#include "xen_barriers.h"
 
 #include <stdbool.h>
 #include <stdint.h>

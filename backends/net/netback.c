@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "nb.h"
 
+#include "pv-keys.h"
+
 #include <stdio.h>
 
 static int nb_setup(struct be_dev *be)
@@ -33,7 +35,8 @@ static void nb_teardown(struct be_dev *be)
     (void)be; /* setup opens nothing: the TAP lives with the connection */
 }
 
-static const char *const nb_config_keys[] = {"mac", "bridge", "vifname", "mtu", "rate", NULL};
+static const char *const nb_config_keys[] = {PVK_NET_MAC, PVK_NET_BRIDGE, PVK_NET_VIFNAME,
+                                             PVK_NET_MTU, PVK_NET_RATE,   NULL};
 
 static const struct be_class_ops nb_ops = {
     .size = sizeof(struct be_class_ops),

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "check.h"
 
+#include "pv-keys.h"
 #include "sd_text.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -176,7 +177,7 @@ static void check_shadow_keys(struct ck *c, const char *fe)
 /* One frontend dir FE of guest g. */
 static void check_fe(struct ck *c, unsigned g, const char *type, const char *devid, const char *fe)
 {
-    char *be = rd(c, fe, "backend", 1024);
+    char *be = rd(c, fe, PVK_BACKEND, 1024);
     char *sh = rd(c, fe, "shadow", 64);
     bool shadow = sh != NULL;
     free(sh);
@@ -193,28 +194,28 @@ static void check_fe(struct ck *c, unsigned g, const char *type, const char *dev
     if (sscanf(be, "/local/domain/%u/backend/%63[a-z0-9_-]/%u/%63[0-9]%n", &b, bt, &bg, bdev,
                &nch) != 4 ||
         be[nch] || bg != g || strcmp(bdev, devid)) {
-        viol(c, xsu_path(path, sizeof(path), fe, "backend"),
+        viol(c, xsu_path(path, sizeof(path), fe, PVK_BACKEND),
              "'%s' is not /local/domain/<drv>/backend/<type>/%u/%s", be, g, devid);
         free(be);
         return;
     }
     uint64_t id;
-    if (xsu_read_u64(c->xs, XBT_NULL, fe, "backend-id", 0x7FEF, &id) < 0 || id != b)
-        viol(c, xsu_path(path, sizeof(path), fe, "backend-id"), "want %u, as in backend", b);
-    want_decimal(c, fe, "state", 7, true);
+    if (xsu_read_u64(c->xs, XBT_NULL, fe, PVK_BACKEND_ID, 0x7FEF, &id) < 0 || id != b)
+        viol(c, xsu_path(path, sizeof(path), fe, PVK_BACKEND_ID), "want %u, as in backend", b);
+    want_decimal(c, fe, PVK_STATE, 7, true);
     want_perms(c, fe, g, (int)b, true);
     unsigned budget = MAX_NODES;
     want_tree_perms(c, fe, g, b, 0, &budget);
     if (shadow)
         check_shadow_keys(c, fe);
-    char *front = rd(c, be, "frontend", 1024);
+    char *front = rd(c, be, PVK_FRONTEND, 1024);
     if (!front) {
         viol(c, be, "the backend dir of %s is missing (or has no frontend key)", fe);
     } else {
         if (strcmp(front, fe))
-            viol(c, xsu_path(path, sizeof(path), be, "frontend"), "'%s', want '%s'", front, fe);
-        if (xsu_read_u64(c->xs, XBT_NULL, be, "frontend-id", 0x7FEF, &id) < 0 || id != g)
-            viol(c, xsu_path(path, sizeof(path), be, "frontend-id"), "want %u", g);
+            viol(c, xsu_path(path, sizeof(path), be, PVK_FRONTEND), "'%s', want '%s'", front, fe);
+        if (xsu_read_u64(c->xs, XBT_NULL, be, PVK_FRONTEND_ID, 0x7FEF, &id) < 0 || id != g)
+            viol(c, xsu_path(path, sizeof(path), be, PVK_FRONTEND_ID), "want %u", g);
     }
     free(front);
     (void)type;
@@ -226,19 +227,19 @@ static void check_be(struct ck *c, unsigned d, unsigned g, const char *be)
 {
     c->r->backends++;
     char path[1024];
-    want_decimal(c, be, "state", 7, true);
+    want_decimal(c, be, PVK_STATE, 7, true);
     want_perms(c, be, d, (int)g, true);
     char *cache = rd(c, be, USK_BE_CACHE, 64);
     if (cache && strcmp(cache, "none") && strcmp(cache, "writeback") && strcmp(cache, "volatile"))
         viol(c, xsu_path(path, sizeof(path), be, USK_BE_CACHE),
              "'%s' is not none, writeback or volatile", cache);
     free(cache);
-    char *fe = rd(c, be, "frontend", 1024);
+    char *fe = rd(c, be, PVK_FRONTEND, 1024);
     if (!fe) {
         viol(c, be, "no frontend key");
         return;
     }
-    char *back = rd(c, fe, "backend", 1024);
+    char *back = rd(c, fe, PVK_BACKEND, 1024);
     if (!back)
         viol(c, be, "orphaned: its frontend %s is gone", fe);
     else if (strcmp(back, be))
@@ -296,7 +297,7 @@ static void check_shadowd(struct ck *c)
         if (sbid && sd_parse_u64(sbid, 0x7FEF, &id) == 0) {
             /* A standby serves nothing until it is promoted. */
             char bk[64];
-            snprintf(bk, sizeof(bk), "/local/domain/%llu/backend", (unsigned long long)id);
+            snprintf(bk, sizeof(bk), "/local/domain/%llu/" PVK_BACKEND, (unsigned long long)id);
             unsigned nt;
             char **types = ls(c, bk, &nt);
             for (unsigned t = 0; types && t < nt; t++) {
@@ -348,7 +349,7 @@ int sd_check_store(struct xs_handle *xs, FILE *out, struct check_result *res)
         char dom[64], dev[96], bk[96];
         snprintf(dom, sizeof(dom), "/local/domain/%u", d);
         snprintf(dev, sizeof(dev), "%s/device", dom);
-        snprintf(bk, sizeof(bk), "%s/backend", dom);
+        snprintf(bk, sizeof(bk), "%s/" PVK_BACKEND, dom);
         check_drv(&c, d, dom);
         unsigned nt;
         char **types = ls(&c, dev, &nt);

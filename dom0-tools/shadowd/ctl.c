@@ -20,6 +20,7 @@
 #include "sbuf.h"
 #include "sd_text.h"
 #include "understudy-keys.h"
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -51,6 +52,20 @@ static int err(struct sbuf *out, const char *fmt, ...)
     return -1;
 }
 
+struct inject_write {
+    const char *path, *val;
+    struct xs_permissions perms[2];
+};
+
+static int inject_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
+{
+    struct inject_write *w = arg;
+    if (!xs_write(xs, t, w->path, w->val, (unsigned)strlen(w->val)) ||
+        !xs_set_permissions(xs, t, w->path, w->perms, 2))
+        return -1;
+    return 0;
+}
+
 /* Write "<seq> <fault> [<count>]" to the domain's inject key, perms n0,r<drv>. */
 static int write_inject(struct sd *sd, struct sd_dom *d, const char *fault, const char *count,
                         struct sbuf *out)
@@ -69,27 +84,15 @@ static int write_inject(struct sd *sd, struct sd_dom *d, const char *fault, cons
     char val[96];
     snprintf(val, sizeof(val), "%llu %s%s%s", (unsigned long long)seq + 1, fault, count ? " " : "",
              count ? count : "");
-    struct xs_permissions p[2] = {{.id = 0, .perms = XS_PERM_NONE},
-                                  {.id = d->srv.domid, .perms = XS_PERM_READ}};
-    for (int tries = 0; tries < 8; tries++) {
-        xs_transaction_t t = xs_transaction_start(sd->xs);
-        if (t == XBT_NULL)
-            break;
-        if (!xs_write(sd->xs, t, path, val, (unsigned)strlen(val)) ||
-            !xs_set_permissions(sd->xs, t, path, p, 2)) {
-            int e = errno;
-            xs_transaction_end(sd->xs, t, true);
-            return err(out, "writing %s: %s", path, strerror(e));
-        }
-        if (xs_transaction_end(sd->xs, t, false)) {
-            sd_dlog(d, "inject: wrote '%s' to %s", val, path);
-            sbuf_printf(out, "ok\nwrote '%s' to %s\n", val, path);
-            return 0;
-        }
-        if (errno != EAGAIN)
-            break;
-    }
-    return err(out, "writing %s: %s", path, strerror(errno));
+    struct inject_write w = {
+        .path = path,
+        .val = val,
+        .perms = {{.id = 0, .perms = XS_PERM_NONE}, {.id = d->srv.domid, .perms = XS_PERM_READ}}};
+    if (xsu_txn(sd->xs, inject_body, &w, NULL) < 0)
+        return err(out, "writing %s: %s", path, strerror(errno));
+    sd_dlog(d, "inject: wrote '%s' to %s", val, path);
+    sbuf_printf(out, "ok\nwrote '%s' to %s\n", val, path);
+    return 0;
 }
 
 static int inject(struct sd *sd, struct sd_dom *d, char **w, int n, struct sbuf *out)

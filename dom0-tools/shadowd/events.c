@@ -15,6 +15,7 @@
 #include "standby.h"
 #include "store.h"
 
+#include "pv-keys.h"
 #include "sd_text.h"
 #include "understudy-keys.h"
 
@@ -68,7 +69,7 @@ static void dispatch(struct sd *sd, const char *path, const char *tok)
             break;
         if (!strcmp(rel, USK_FE_REPORT))
             sd_detect_report(d, v);
-        else if (!*rel || !strcmp(rel, "backend") || !strcmp(rel, "backend-id"))
+        else if (!*rel || !strcmp(rel, PVK_BACKEND) || !strcmp(rel, PVK_BACKEND_ID))
             sd_record_fe_check(d, v);
         if (d->state == DS_RECOVERING)
             sd_recover_fe_event(d, v);

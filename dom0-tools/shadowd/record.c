@@ -13,6 +13,7 @@
 #include "log.h"
 #include "store.h"
 
+#include "pv-keys.h"
 #include "sd_text.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -28,26 +29,26 @@
  * scripts), plus those shadowd writes itself on rewire. The config file's
  * ignore-backend-key adds more. */
 static const char *const published[] = {
-    "state",
-    "online",
-    "frontend",
-    "frontend-id",
-    "hotplug-status",
-    "hotplug-error",
-    "sectors",
-    "sector-size",
-    "physical-sector-size",
-    "info",
+    PVK_STATE,
+    PVK_ONLINE,
+    PVK_FRONTEND,
+    PVK_FRONTEND_ID,
+    PVK_HOTPLUG_STATUS,
+    PVK_HOTPLUG_ERROR,
+    PVK_BLK_SECTORS,
+    PVK_BLK_SECTOR_SIZE,
+    PVK_BLK_PHYSICAL_SECTOR_SIZE,
+    PVK_BLK_INFO,
     "feature-*",
-    "discard-granularity",
-    "discard-alignment",
-    "discard-secure",
-    "max-ring-page-order",
-    "max-ring-pages",
-    "multi-queue-max-queues",
-    "physical-device",
-    "physical-device-path",
-    "node",
+    PVK_BLK_DISCARD_GRANULARITY,
+    PVK_BLK_DISCARD_ALIGNMENT,
+    PVK_BLK_DISCARD_SECURE,
+    PVK_BLK_MAX_RING_PAGE_ORDER,
+    PVK_BLK_MAX_RING_PAGES,
+    PVK_MQ_MAX_QUEUES,
+    PVK_BLK_PHYSICAL_DEVICE,
+    PVK_BLK_PHYSICAL_DEVICE_PATH,
+    PVK_BLK_NODE,
     "kthread-pid",
 };
 
@@ -232,7 +233,7 @@ static bool fe_points_at(struct sd_dom *d, const struct sd_dev *v, unsigned drv,
     char be[160];
     sd_be_path(be, sizeof(be), drv, v);
     *fe_gone = false;
-    char *b = xsu_read(xs, XBT_NULL, v->fe_path, "backend", 256);
+    char *b = xsu_read(xs, XBT_NULL, v->fe_path, PVK_BACKEND, 256);
     if (!b) {
         if (errno == ENOENT) {
             char *self = xsu_read(xs, XBT_NULL, v->fe_path, NULL, SD_MAX_VALUE);
@@ -245,7 +246,7 @@ static bool fe_points_at(struct sd_dom *d, const struct sd_dev *v, unsigned drv,
     bool ok = !strcmp(b, be);
     free(b);
     uint64_t id;
-    return ok && xsu_read_u64(xs, XBT_NULL, v->fe_path, "backend-id", 0x7FEF, &id) == 0 &&
+    return ok && xsu_read_u64(xs, XBT_NULL, v->fe_path, PVK_BACKEND_ID, 0x7FEF, &id) == 0 &&
            id == drv;
 }
 
@@ -286,7 +287,7 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
             v->be_seen = true;
         return;
     }
-    char *front = xsu_read(xs, XBT_NULL, be, "frontend", 256);
+    char *front = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
     if (!front) {
         if (errno == ENOENT && v) {
             v->be_seen = false;
@@ -383,7 +384,7 @@ static int split_be(const char *rel, char *type, size_t tlen, unsigned *fe, unsi
 void sd_record_be_event(struct sd_dom *d, const char *path)
 {
     char pre[64];
-    int n = snprintf(pre, sizeof(pre), "/local/domain/%u/backend", d->srv.domid);
+    int n = snprintf(pre, sizeof(pre), "/local/domain/%u/" PVK_BACKEND, d->srv.domid);
     if (!d->srv.domid || strncmp(path, pre, (size_t)n) || (path[n] && path[n] != '/'))
         return;
     const char *rel = path[n] ? path + n + 1 : "";
@@ -409,7 +410,7 @@ void sd_record_fe_check(struct sd_dom *d, struct sd_dev *v)
     if (gone) {
         sd_record_drop(d, v, "its frontend dir is gone");
     } else if (!ok && v->paired) {
-        char *b = xsu_read(d->sd->xs, XBT_NULL, v->fe_path, "backend", 256);
+        char *b = xsu_read(d->sd->xs, XBT_NULL, v->fe_path, PVK_BACKEND, 256);
         if (b || errno == ENOENT) {
             char why[320];
             snprintf(why, sizeof(why), "the frontend now points at '%s'", b ? b : "(nothing)");
@@ -430,7 +431,7 @@ void sd_record_scan(struct sd_dom *d)
     for (unsigned i = 0; i < d->ndevs; i++)
         d->devs[i]->be_seen = false;
     char base[64];
-    snprintf(base, sizeof(base), "/local/domain/%u/backend", d->srv.domid);
+    snprintf(base, sizeof(base), "/local/domain/%u/" PVK_BACKEND, d->srv.domid);
     unsigned nt = 0, budget = d->conf->max_devices * 2 + 16;
     char **types = xs_directory(xs, XBT_NULL, base, &nt);
     for (unsigned t = 0; types && t < nt && budget; t++) {

@@ -16,7 +16,9 @@
 #include "log.h"
 #include "record.h"
 
+#include "pv-keys.h"
 #include "understudy-keys.h"
+#include "xs_txn.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -24,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TXN_TRIES    8
 #define MAX_FE_NODES 512
 #define MAX_FE_DEPTH 4
 #define GEN_MAX      (1ull << 53) /* a guest's absurd generation is not ours to follow */
@@ -99,8 +100,8 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
         if (put(xs, t, be, v->kv[i].k, v->kv[i].v) < 0)
             return -1;
     snprintf(num, sizeof(num), "%u", v->fe);
-    if (put(xs, t, be, "frontend", v->fe_path) < 0 || put(xs, t, be, "frontend-id", num) < 0 ||
-        put(xs, t, be, "online", "1") < 0 || put(xs, t, be, "state", "1") < 0)
+    if (put(xs, t, be, PVK_FRONTEND, v->fe_path) < 0 || put(xs, t, be, PVK_FRONTEND_ID, num) < 0 ||
+        put(xs, t, be, PVK_ONLINE, "1") < 0 || put(xs, t, be, PVK_STATE, "1") < 0)
         return -1;
     /* The frontend dir, in place: the guest owns it, the new backend reads it. */
     struct xs_permissions fe_perms[2] = {{.id = v->fe, .perms = XS_PERM_NONE},
@@ -111,7 +112,8 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
         return -1;
     snprintf(num, sizeof(num), "%u", drv);
     *what = "point the frontend at the new backend";
-    if (put(xs, t, v->fe_path, "backend", be) < 0 || put(xs, t, v->fe_path, "backend-id", num) < 0)
+    if (put(xs, t, v->fe_path, PVK_BACKEND, be) < 0 ||
+        put(xs, t, v->fe_path, PVK_BACKEND_ID, num) < 0)
         return -1;
     snprintf(num, sizeof(num), "%llu", (unsigned long long)gen);
     *what = "bump the frontend's generation";
@@ -121,15 +123,32 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
     return 0;
 }
 
+struct rewire_txn {
+    struct sd_dom *d;
+    struct sd_dev *v;
+    unsigned drv;
+    const char *be;
+    uint64_t gen;
+    const char *what;
+};
+
+static int rewire_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
+{
+    (void)xs;
+    struct rewire_txn *r = arg;
+    return write_all(r->d, r->v, r->drv, t, r->be, &r->gen, &r->what);
+}
+
 /* Already rewired to drv (a resumed recovery)? */
 static bool already_done(struct sd_dom *d, const struct sd_dev *v, unsigned drv, const char *be)
 {
     struct xs_handle *xs = d->sd->xs;
-    char *b = xsu_read(xs, XBT_NULL, v->fe_path, "backend", 256);
-    char *f = xsu_read(xs, XBT_NULL, be, "frontend", 256);
+    char *b = xsu_read(xs, XBT_NULL, v->fe_path, PVK_BACKEND, 256);
+    char *f = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
     uint64_t id = 0;
     bool done = b && f && !strcmp(b, be) && !strcmp(f, v->fe_path) &&
-                xsu_read_u64(xs, XBT_NULL, v->fe_path, "backend-id", 0x7FEF, &id) == 0 && id == drv;
+                xsu_read_u64(xs, XBT_NULL, v->fe_path, PVK_BACKEND_ID, 0x7FEF, &id) == 0 &&
+                id == drv;
     free(b);
     free(f);
     return done;
@@ -147,39 +166,34 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
         free(st);
         return 1;
     }
-    uint64_t gen = 0;
-    const char *what = "start a transaction";
-    for (int tries = 0; tries < TXN_TRIES; tries++) {
-        xs_transaction_t t = xs_transaction_start(xs);
-        if (t == XBT_NULL)
-            break;
-        if (write_all(d, v, drv, t, be, &gen, &what) < 0) {
-            int e = errno;
-            xs_transaction_end(xs, t, true);
-            sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, what,
-                    strerror(e));
-            errno = e;
-            return -1;
-        }
-        if (xs_transaction_end(xs, t, false)) {
-            v->generation = gen;
-            d->devs_dirty = true;
-            return 0;
-        }
-        if (errno != EAGAIN) {
-            sd_dlog(d, "rewire %s %u of guest %u: commit: %s", v->type, v->devid, v->fe,
-                    strerror(errno));
-            return -1;
-        }
+    struct rewire_txn r = {.d = d, .v = v, .drv = drv, .be = be, .what = "start a transaction"};
+    const char *call;
+    if (xsu_txn(xs, rewire_body, &r, &call) == 0) {
+        v->generation = r.gen;
+        d->devs_dirty = true;
+        return 0;
+    }
+    if (!call) {
+        int e = errno;
+        sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, r.what,
+                strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (strcmp(call, "xs_transaction_end") || errno != EAGAIN) {
+        int e = errno;
+        sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, call, strerror(e));
+        errno = e;
+        return -1;
     }
     sd_dlog(d, "rewire %s %u of guest %u: the transaction keeps conflicting; writing in order",
             v->type, v->devid, v->fe);
-    if (write_all(d, v, drv, XBT_NULL, be, &gen, &what) < 0) {
-        sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, what,
+    if (write_all(d, v, drv, XBT_NULL, be, &r.gen, &r.what) < 0) {
+        sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, r.what,
                 strerror(errno));
         return -1;
     }
-    v->generation = gen;
+    v->generation = r.gen;
     d->devs_dirty = true;
     return 0;
 }

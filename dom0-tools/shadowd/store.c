@@ -8,6 +8,7 @@
 #include "dom.h"
 #include "log.h"
 
+#include "pv-keys.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 
@@ -69,7 +70,7 @@ void sd_store_watch_dom(struct sd_dom *d)
     if (d->srv.watched_domid == d->srv.domid)
         return;
     if (d->srv.watched_domid) {
-        snprintf(path, sizeof(path), "/local/domain/%u/backend", d->srv.watched_domid);
+        snprintf(path, sizeof(path), "/local/domain/%u/" PVK_BACKEND, d->srv.watched_domid);
         unwatch(sd, path, TOKEN_BACKEND, d->idx);
         unwatch(sd, d->srv.hb.path, TOKEN_HB, d->idx);
         if (sd->drv[d->conf->driver] && d->ops->unwatch)
@@ -83,7 +84,7 @@ void sd_store_watch_dom(struct sd_dom *d)
         return;
     snprintf(d->srv.hb.path, sizeof(d->srv.hb.path), "/local/domain/%u/%s", d->srv.domid,
              USK_DRV_HEARTBEAT);
-    snprintf(path, sizeof(path), "/local/domain/%u/backend", d->srv.domid);
+    snprintf(path, sizeof(path), "/local/domain/%u/" PVK_BACKEND, d->srv.domid);
     watch(sd, path, TOKEN_BACKEND, d->idx);
     watch(sd, d->srv.hb.path, TOKEN_HB, d->idx);
     if (d->ops->watch && d->ops->watch(sd->drv[d->conf->driver], d->srv.domid) < 0)

@@ -1,5 +1,5 @@
 /* blk_xen.h - the Xen public headers the blkif frontend uses, with the
- * memory barriers xen/io/ring.h expects a guest to supply. The ring is
+ * ring barriers (common/xen_barriers.h). The ring is
  * shared with another domain: every barrier carries its reason at the use. */
 #ifndef BLK_XEN_H
 #define BLK_XEN_H
@@ -8,13 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* With the legacy interface version a guest gets by default, ring.h maps
- * xen_mb() and friends onto these. */
-#ifndef mb
-#define mb()  __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
-#endif
+#include "xen_barriers.h" /* before any xen/io header */
 
 #include <xen/grant_table.h>
 #include <xen/io/blkif.h>

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sf_xenbus.h"
 
+#include "pv-keys.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 
@@ -87,12 +88,12 @@ unsigned sfx_events(struct sfx *x)
 
 int sfx_read_backend(struct sfx *x)
 {
-    char *be = xsu_read(x->xs, XBT_NULL, x->fe, "backend", SFX_PATH_MAX - 1);
+    char *be = xsu_read(x->xs, XBT_NULL, x->fe, PVK_BACKEND, SFX_PATH_MAX - 1);
     if (!be)
         return -1;
     uint64_t id;
     if (!valid_path(be, true) ||
-        xsu_read_u64(x->xs, XBT_NULL, x->fe, "backend-id", DOMID_FIRST_RESERVED - 1, &id) < 0) {
+        xsu_read_u64(x->xs, XBT_NULL, x->fe, PVK_BACKEND_ID, DOMID_FIRST_RESERVED - 1, &id) < 0) {
         free(be);
         if (errno != ENOENT)
             errno = EINVAL;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "nf_conn.h"
 
+#include "net_l4.h"
 #include "sf_validate.h"
 
 #include <errno.h>
@@ -203,13 +204,13 @@ void nf_conn_tx_mcast(struct nf_conn *c, uint8_t type, const uint8_t addr[6], ui
     /* A dummy request carrying the extra-info slot; its data is never read. */
     uint16_t id = take_page(c, now);
     c->txowner[id] = 0; /* not a packet: never replayed */
-    memset(c->txpg + (size_t)id * NF_PAGE, 0, NF_ETH_HLEN);
+    memset(c->txpg + (size_t)id * NF_PAGE, 0, NET_ETH_HLEN);
     netif_tx_request_t *req = RING_GET_REQUEST(&c->tx, c->tx.req_prod_pvt);
     req->gref = c->txref[id];
     req->offset = 0;
     req->flags = NETTXF_extra_info;
     req->id = id;
-    req->size = NF_ETH_HLEN;
+    req->size = NET_ETH_HLEN;
     c->tx.req_prod_pvt++;
     netif_extra_info_t *e = (netif_extra_info_t *)RING_GET_REQUEST(&c->tx, c->tx.req_prod_pvt);
     memset(e, 0, sizeof(netif_tx_request_t));
@@ -374,7 +375,7 @@ static int harvest_rx(struct nf_conn *c, nf_rx_fn rx, void *arg, char *why, size
         post_rx(c);
         if (c->rx_extras || c->rx_more)
             continue;
-        if (c->rx_bad || c->rx_len < NF_ETH_HLEN) {
+        if (c->rx_bad || c->rx_len < NET_ETH_HLEN) {
             c->rx_err++;
         } else {
             c->rx_pkts++;

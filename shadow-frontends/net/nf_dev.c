@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "nf_dev.h"
 
+#include "net_l4.h"
 #include "sf_time.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -182,7 +183,7 @@ static void nf_fail(void *arg, char *what, size_t len)
 static bool mtu_fits(const struct nf_dev *d)
 {
     /* The largest frame: MTU plus Ethernet and VLAN headers. */
-    unsigned frame = d->sh.mtu + NF_ETH_HLEN + 4;
+    unsigned frame = d->sh.mtu + NET_ETH_HLEN + 4;
     return frame <= (d->feat.sg ? NF_MAX_FRAME : NF_PAGE);
 }
 
@@ -323,7 +324,7 @@ static void deliver(void *arg, const uint8_t *frame, unsigned len, uint16_t flag
  * change). false: no room now (try again later); true: sent or dropped. */
 static bool tx_one(struct nf_dev *d, struct nf_conn *c, uint8_t *raw, unsigned rawlen, uint64_t now)
 {
-    if (rawlen < VNET + NF_ETH_HLEN || rawlen >= READ_MAX) {
+    if (rawlen < VNET + NET_ETH_HLEN || rawlen >= READ_MAX) {
         d->tx_drop_big++;
         return true;
     }

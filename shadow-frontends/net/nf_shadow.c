@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "nf_shadow.h"
 
+#include "hex.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -53,17 +55,6 @@ static int read_sys_ulong(const char *ifname, const char *attr, int base, unsign
     return 0;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* One line: "<ifindex> <name> <users> <global> <12 hex digits>". */
 static int parse_line(const char *line, const char *ifname, uint8_t addr[6], bool *mine)
 {
@@ -79,7 +70,7 @@ static int parse_line(const char *line, const char *ifname, uint8_t addr[6], boo
     if (strlen(hex) != 12)
         return 1; /* not an Ethernet address: nothing a netif backend filters */
     for (unsigned i = 0; i < 6; i++) {
-        int h = hexval(hex[2 * i]), l = hexval(hex[2 * i + 1]);
+        int h = hex_digit(hex[2 * i]), l = hex_digit(hex[2 * i + 1]);
         if (h < 0 || l < 0)
             return -1;
         addr[i] = (uint8_t)(h << 4 | l);

@@ -1,5 +1,5 @@
 /* nf_xen.h - the Xen public headers the netif frontend uses, with the
- * memory barriers xen/io/ring.h expects a guest to supply, and the sizes
+ * ring barriers (common/xen_barriers.h), and the sizes
  * that follow from them. The rings are shared with another domain: every
  * barrier carries its reason at the use. */
 #ifndef NF_XEN_H
@@ -9,11 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef mb
-#define mb()  __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
-#endif
+#include "xen_barriers.h" /* before any xen/io header */
 
 #include <xen/grant_table.h>
 #include <xen/io/netif.h>
@@ -30,7 +26,6 @@
 /* Data slots one packet may use, either direction (netif.h's minimum every
  * backend supports; what Linux netfront uses too). */
 #define NF_MAX_SLOTS XEN_NETIF_NR_SLOTS_MIN
-#define NF_ETH_HLEN  14u
 /* The largest tx frame: the 16-bit size of a tx request. */
 #define NF_MAX_FRAME XEN_NETIF_MAX_TX_SIZE
 /* The largest rx packet: every slot a packet may use, full. */

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "nf_xenbus.h"
 
+#include "hex.h"
+#include "pv-keys.h"
 #include "xs_txn.h"
 #include "xs_util.h"
 
@@ -10,23 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int hexdigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int nf_parse_mac(const char *s, uint8_t mac[6])
 {
     if (strlen(s) != 17)
         return -1;
     for (unsigned i = 0; i < 6; i++) {
-        int h = hexdigit(s[3 * i]), l = hexdigit(s[3 * i + 1]);
+        int h = hex_digit(s[3 * i]), l = hex_digit(s[3 * i + 1]);
         if (h < 0 || l < 0 || (i < 5 && s[3 * i + 2] != ':'))
             return -1;
         mac[i] = (uint8_t)(h << 4 | l);
@@ -36,7 +27,7 @@ int nf_parse_mac(const char *s, uint8_t mac[6])
 
 static int read_mac(struct sfx *x, const char *dir, uint8_t mac[6])
 {
-    char *v = xsu_read(sfx_xs(x), XBT_NULL, dir, "mac", 64);
+    char *v = xsu_read(sfx_xs(x), XBT_NULL, dir, PVK_NET_MAC, 64);
     if (!v)
         return -1;
     int r = nf_parse_mac(v, mac);
@@ -64,8 +55,8 @@ int nf_read_features(struct sfx *x, struct nf_features *f, const char **why)
 {
     memset(f, 0, sizeof(*f));
     bool copy;
-    *why = "feature-rx-copy";
-    if (read_flag(x, "feature-rx-copy", &copy) < 0)
+    *why = PVK_NET_FEATURE_RX_COPY;
+    if (read_flag(x, PVK_NET_FEATURE_RX_COPY, &copy) < 0)
         return -1;
     if (!copy) {
         *why = "feature-rx-copy (absent or 0: page flipping is not supported)";
@@ -75,24 +66,23 @@ int nf_read_features(struct sfx *x, struct nf_features *f, const char **why)
     struct {
         const char *key;
         bool *out;
-    } flags[] = {{"feature-sg", &f->sg},
-                 {"feature-gso-tcpv4", &f->gso4},
-                 {"feature-gso-tcpv6", &f->gso6},
-                 {"feature-ipv6-csum-offload", &f->csum6},
-                 {"feature-multicast-control", &f->mcast},
-                 {"feature-dynamic-multicast-control", &f->mcast_dynamic}};
+    } flags[] = {{PVK_NET_FEATURE_SG, &f->sg},
+                 {PVK_NET_FEATURE_GSO_TCPV4, &f->gso4},
+                 {PVK_NET_FEATURE_GSO_TCPV6, &f->gso6},
+                 {PVK_NET_FEATURE_IPV6_CSUM, &f->csum6},
+                 {PVK_NET_FEATURE_MCAST_CONTROL, &f->mcast},
+                 {PVK_NET_FEATURE_DYN_MCAST_CTRL, &f->mcast_dynamic}};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
         *why = flags[i].key;
         if (read_flag(x, flags[i].key, flags[i].out) < 0)
             return -1;
     }
     uint64_t q;
-    *why = "multi-queue-max-queues";
-    if (xsu_read_u64_default(sfx_xs(x), XBT_NULL, x->be, "multi-queue-max-queues", UINT32_MAX, 1,
-                             &q) < 0)
+    *why = PVK_MQ_MAX_QUEUES;
+    if (xsu_read_u64_default(sfx_xs(x), XBT_NULL, x->be, PVK_MQ_MAX_QUEUES, UINT32_MAX, 1, &q) < 0)
         return -1;
     f->max_queues = (unsigned)q;
-    *why = "mac";
+    *why = PVK_NET_MAC;
     if (read_mac(x, x->be, f->mac) == 0)
         f->has_mac = true;
     else if (errno != ENOENT)
@@ -104,9 +94,9 @@ static int write_queue(struct sfx *x, xs_transaction_t t, const char *dir, uint3
                        uint32_t rx_ref, unsigned port)
 {
     struct xs_handle *xs = sfx_xs(x);
-    if (xsu_printf(xs, t, dir, "tx-ring-ref", "%u", tx_ref) < 0 ||
-        xsu_printf(xs, t, dir, "rx-ring-ref", "%u", rx_ref) < 0 ||
-        xsu_printf(xs, t, dir, "event-channel", "%u", port) < 0)
+    if (xsu_printf(xs, t, dir, PVK_NET_TX_RING_REF, "%u", tx_ref) < 0 ||
+        xsu_printf(xs, t, dir, PVK_NET_RX_RING_REF, "%u", rx_ref) < 0 ||
+        xsu_printf(xs, t, dir, PVK_EVENT_CHANNEL, "%u", port) < 0)
         return -1;
     return 0;
 }
@@ -131,11 +121,11 @@ static int write_all(struct xs_handle *xs, xs_transaction_t t, void *arg)
         if (write_queue(x, t, x->fe, tx_refs[0], rx_refs[0], ports[0]) < 0)
             return -1;
     } else {
-        if (xsu_printf(xs, t, x->fe, "multi-queue-num-queues", "%u", nq) < 0)
+        if (xsu_printf(xs, t, x->fe, PVK_MQ_NUM_QUEUES, "%u", nq) < 0)
             return -1;
         for (unsigned q = 0; q < nq; q++) {
             char dir[SFX_PATH_MAX + 24];
-            snprintf(dir, sizeof(dir), "%s/queue-%u", x->fe, q);
+            snprintf(dir, sizeof(dir), "%s/" PVK_QUEUE_FMT, x->fe, q);
             if (write_queue(x, t, dir, tx_refs[q], rx_refs[q], ports[q]) < 0)
                 return -1;
         }
@@ -144,16 +134,16 @@ static int write_all(struct xs_handle *xs, xs_transaction_t t, void *arg)
         const char *key;
         unsigned val;
     } kv[] = {
-        {"request-rx-copy", 1},
-        {"feature-rx-notify", 1},
-        {"feature-sg", 1},
+        {PVK_NET_REQUEST_RX_COPY, 1},
+        {PVK_NET_FEATURE_RX_NOTIFY, 1},
+        {PVK_NET_FEATURE_SG, 1},
         /* rx: partial checksums and GSO packets go to the TAP as they are
          * (virtio_net_hdr); without offloads they come complete and small. */
-        {"feature-no-csum-offload", !off},
-        {"feature-ipv6-csum-offload", off},
-        {"feature-gso-tcpv4", off},
-        {"feature-gso-tcpv6", off},
-        {"request-multicast-control", mcast_filter},
+        {PVK_NET_FEATURE_NO_CSUM_OFFLOAD, !off},
+        {PVK_NET_FEATURE_IPV6_CSUM, off},
+        {PVK_NET_FEATURE_GSO_TCPV4, off},
+        {PVK_NET_FEATURE_GSO_TCPV6, off},
+        {PVK_NET_REQUEST_MCAST_CONTROL, mcast_filter},
     };
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
         if (xsu_printf(xs, t, x->fe, kv[i].key, "%u", kv[i].val) < 0)
@@ -176,18 +166,19 @@ int nf_write_transport(struct sfx *x, unsigned nq, const uint32_t *tx_refs, cons
 
 int nf_write_mcast_request(struct sfx *x, bool on)
 {
-    return xsu_printf(sfx_xs(x), XBT_NULL, x->fe, "request-multicast-control", "%u", on ? 1u : 0u);
+    return xsu_printf(sfx_xs(x), XBT_NULL, x->fe, PVK_NET_REQUEST_MCAST_CONTROL, "%u",
+                      on ? 1u : 0u);
 }
 
 void nf_remove_transport(struct sfx *x)
 {
-    static const char *const keys[] = {"tx-ring-ref", "rx-ring-ref", "event-channel",
-                                       "multi-queue-num-queues"};
+    static const char *const keys[] = {PVK_NET_TX_RING_REF, PVK_NET_RX_RING_REF, PVK_EVENT_CHANNEL,
+                                       PVK_MQ_NUM_QUEUES};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         sfx_remove(x, keys[i]);
     for (unsigned q = 0; q < 8; q++) { /* queue dirs of any earlier connection */
         char key[16];
-        snprintf(key, sizeof(key), "queue-%u", q);
+        snprintf(key, sizeof(key), PVK_QUEUE_FMT, q);
         sfx_remove(x, key);
     }
 }

@@ -11,6 +11,7 @@
  *  - acts on USK_DRV_INJECT: crash aborts, hang stops answering;
  *  - exits when its backend dir goes away. */
 #define _GNU_SOURCE
+#include "pv-keys.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 
@@ -53,8 +54,8 @@ int main(int argc, char **argv)
         logf_("xs_open: %s", strerror(errno));
         return 1;
     }
-    char *fe = xsu_read(xs, XBT_NULL, be, "frontend", 256);
-    char *params = xsu_read(xs, XBT_NULL, be, "params", 1024);
+    char *fe = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
+    char *params = xsu_read(xs, XBT_NULL, be, PVK_BLK_PARAMS, 1024);
     uint64_t self;
     if (!fe || xsu_read_u64(xs, XBT_NULL, "domid", NULL, 0x7FEF, &self) < 0) {
         logf_("%s: no frontend or no domid: %s", be, strerror(errno));
@@ -73,12 +74,12 @@ int main(int argc, char **argv)
     for (;;) {
         /* The toolstack may still be setting the dir's permissions: retry. */
         if (!published) {
-            published =
-                xsu_printf(xs, XBT_NULL, be, "sectors", "%lu", params ? hash(params) : 0) == 0 &&
-                xsu_printf(xs, XBT_NULL, be, "feature-tbe", "1") == 0 &&
-                xsu_printf(xs, XBT_NULL, be, "info", "0") == 0 &&
-                xsu_printf(xs, XBT_NULL, be, "tbe-pid", "%d", getpid()) == 0 &&
-                xsu_write_state(xs, be, 2) == 0;
+            published = xsu_printf(xs, XBT_NULL, be, PVK_BLK_SECTORS, "%lu",
+                                   params ? hash(params) : 0) == 0 &&
+                        xsu_printf(xs, XBT_NULL, be, "feature-tbe", "1") == 0 &&
+                        xsu_printf(xs, XBT_NULL, be, PVK_BLK_INFO, "0") == 0 &&
+                        xsu_printf(xs, XBT_NULL, be, "tbe-pid", "%d", getpid()) == 0 &&
+                        xsu_write_state(xs, be, 2) == 0;
             if (published)
                 logf_("published; InitWait");
         }
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
             logf_("lost xenstore");
             break;
         }
-        char *f = xsu_read(xs, XBT_NULL, be, "frontend", 256);
+        char *f = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
         if (!f) {
             logf_("%s is gone: exiting", be);
             break;
@@ -118,7 +119,7 @@ int main(int argc, char **argv)
             logf_("frontend starts over: InitWait");
             xsu_write_state(xs, be, 2);
         } else if (fs == 3 && bs == 2) {
-            char *ring = xsu_read(xs, XBT_NULL, fe, "ring-ref", 32);
+            char *ring = xsu_read(xs, XBT_NULL, fe, PVK_RING_REF, 32);
             if (ring) {
                 logf_("frontend Initialised (ring-ref %s): Connected", ring);
                 xsu_write_state(xs, be, 4);

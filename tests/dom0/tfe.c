@@ -14,6 +14,7 @@
  * different device makes it shadow/state failed. It logs one line per event
  * on stdout. */
 #define _GNU_SOURCE
+#include "pv-keys.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 
@@ -73,7 +74,7 @@ static void put(struct fe *f, const char *key, const char *fmt, ...)
 
 static int read_backend(struct fe *f)
 {
-    char *b = xsu_read(f->xs, XBT_NULL, f->dir, "backend", 200);
+    char *b = xsu_read(f->xs, XBT_NULL, f->dir, PVK_BACKEND, 200);
     if (!b)
         return -1;
     if (strcmp(b, f->be)) {
@@ -98,7 +99,7 @@ static void fault(struct fe *f, const char *kind, const char *detail)
     put(f, USK_FE_STATE, USK_STATE_RECOVERING);
     say("fault: %s: %s; recovering", kind, detail);
     f->st = WAIT_BE;
-    put(f, "state", "1");
+    put(f, PVK_STATE, "1");
 }
 
 static void step(struct fe *f)
@@ -113,7 +114,7 @@ static void step(struct fe *f)
             fault(f, "backend-restarted", "rewired by the toolstack");
         else if (f->st != FAILED) {
             f->st = WAIT_BE;
-            put(f, "state", "1");
+            put(f, PVK_STATE, "1");
         }
     }
     if (f->st == FAILED)
@@ -129,15 +130,15 @@ static void step(struct fe *f)
         return;
     }
     if (f->st == WAIT_BE && bs == 2) {
-        put(f, "ring-ref", "%llu", (unsigned long long)(8 + f->gen));
-        put(f, "event-channel", "%llu", (unsigned long long)(16 + f->gen));
-        put(f, "state", "3");
+        put(f, PVK_RING_REF, "%llu", (unsigned long long)(8 + f->gen));
+        put(f, PVK_EVENT_CHANNEL, "%llu", (unsigned long long)(16 + f->gen));
+        put(f, PVK_STATE, "3");
         f->st = WAIT_CONN;
         return;
     }
     if (f->st == WAIT_CONN && bs == 4) {
         uint64_t sectors = 0;
-        xsu_read_u64(f->xs, XBT_NULL, f->be, "sectors", UINT64_MAX, &sectors);
+        xsu_read_u64(f->xs, XBT_NULL, f->be, PVK_BLK_SECTORS, UINT64_MAX, &sectors);
         if (f->sectors && sectors != f->sectors) {
             say("FAILED: the backend serves another device (sectors %llu, was %llu)",
                 (unsigned long long)sectors, (unsigned long long)f->sectors);
@@ -146,7 +147,7 @@ static void step(struct fe *f)
             return;
         }
         f->sectors = sectors;
-        put(f, "state", "4");
+        put(f, PVK_STATE, "4");
         f->st = LIVE;
         f->t_ping = now_ms();
         if (f->recovering) {

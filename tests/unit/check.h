@@ -1,4 +1,6 @@
-/* check.h - the few assertions the T0 unit tests of common/ use. */
+/* check.h - the few assertions of the T0 unit tests: those of tests/unit/
+ * (common/'s, the shadow frontends') and the backends' (tests/backends/unit/,
+ * which find it on their include path). */
 #ifndef UNIT_CHECK_H
 #define UNIT_CHECK_H
 

@@ -1,0 +1,13 @@
+/* hex.c - one hexadecimal digit's value (see hex.h). */
+#include "hex.h"
+
+int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
