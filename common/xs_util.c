@@ -82,21 +82,28 @@ int xsu_read_u64_default(struct xs_handle *xs, xs_transaction_t t, const char *d
     return 0;
 }
 
-int xsu_printf(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *key,
-               const char *fmt, ...)
+int xsu_vprintf(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *key,
+                const char *fmt, va_list ap)
 {
     char path[1024], val[2048];
     if (!xsu_path(path, sizeof(path), dir, key))
         return -1;
-    va_list ap;
-    va_start(ap, fmt);
     int n = vsnprintf(val, sizeof(val), fmt, ap);
-    va_end(ap);
     if (n < 0 || (size_t)n >= sizeof(val)) {
         errno = EFBIG;
         return -1;
     }
     return xs_write(xs, t, path, val, (unsigned)n) ? 0 : -1;
+}
+
+int xsu_printf(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *key,
+               const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = xsu_vprintf(xs, t, dir, key, fmt, ap);
+    va_end(ap);
+    return r;
 }
 
 int xsu_read_state(struct xs_handle *xs, const char *dir)

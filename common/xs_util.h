@@ -28,6 +28,9 @@ int xsu_read_u64_default(struct xs_handle *xs, xs_transaction_t t, const char *d
 /* Write printf-formatted value to dir/key. 0 or -1 with errno. */
 int xsu_printf(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *key,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same with a va_list (for wrappers). */
+int xsu_vprintf(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *key,
+                const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Join dir and key into buf. Returns buf, or NULL (ENAMETOOLONG). */
 char *xsu_path(char *buf, size_t len, const char *dir, const char *key);

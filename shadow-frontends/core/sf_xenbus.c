@@ -141,16 +141,11 @@ int sfx_set_state(struct sfx *x, int state)
 
 int sfx_write(struct sfx *x, const char *key, const char *fmt, ...)
 {
-    char val[1024];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(val, sizeof(val), fmt, ap);
+    int r = xsu_vprintf(x->xs, XBT_NULL, x->fe, key, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof(val)) {
-        errno = EFBIG;
-        return -1;
-    }
-    return xsu_printf(x->xs, XBT_NULL, x->fe, key, "%s", val);
+    return r;
 }
 
 int sfx_remove(struct sfx *x, const char *key)
