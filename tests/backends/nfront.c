@@ -312,6 +312,7 @@ static int write_keys(struct nf *t)
 int nf_connect(struct nf *t, const struct nf_opts *o)
 {
     t->o = *o;
+    t->keys_tampered = false; /* write_keys writes every feature again */
     if (t->o.rx_bufs == 0 || t->o.rx_bufs > NF_RX_BUFS)
         return nferr(t, "%u rx buffers: 1..%u", t->o.rx_bufs, NF_RX_BUFS);
     if (read_backend(t) < 0)
@@ -643,6 +644,17 @@ static int rx_packet(struct nf *t, unsigned qi, RING_IDX rp)
             netif_extra_info_t x;
             memcpy(&x, &r, sizeof(x));
             if (x.type == XEN_NETIF_EXTRA_TYPE_GSO) {
+                /* netif.h: rx GSO only where the frontend set feature-sg
+                 * and feature-gso-tcpv4/-tcpv6 for this connection. */
+                bool v4 = x.u.gso.type == XEN_NETIF_GSO_TYPE_TCPV4;
+                bool v6 = x.u.gso.type == XEN_NETIF_GSO_TYPE_TCPV6;
+                if (!t->keys_tampered && !(t->o.sg && ((v4 && t->o.gso4) || (v6 && t->o.gso6)))) {
+                    free(p.data);
+                    return nferr(t,
+                                 "queue %u: rx GSO extra (type %u) in slot %u that this "
+                                 "connection did not negotiate (sg %d, gso v4 %d, v6 %d)",
+                                 qi, x.u.gso.type, i, t->o.sg, t->o.gso4, t->o.gso6);
+                }
                 p.gso_type = x.u.gso.type;
                 p.gso_size = x.u.gso.size;
             } else {

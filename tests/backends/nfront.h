@@ -86,6 +86,10 @@ struct nf {
     struct nf_txstat txs;
     int16_t last_status; /* of the last packet's first data slot */
     uint64_t rx_errors;  /* rx responses with an error status */
+    /* The frontend's own keys or state were written behind the connection's
+     * back (nhostile): the backend may have read features other than t->o,
+     * so a GSO extra is not checked against them. nf_connect clears it. */
+    bool keys_tampered;
 
     struct nf_pkt rxq[NF_RX_QUEUE];
     unsigned rx_head, rx_count;

@@ -261,6 +261,7 @@ static void junk_keys(void)
     snprintf(p, sizeof(p), "%s/%s", T->fe, keys[below(sizeof(keys) / sizeof(keys[0]))]);
     const char *v = vals[below(sizeof(vals) / sizeof(vals[0]))];
     xs_write(T->xs, XBT_NULL, p, v, (unsigned)strlen(v));
+    T->keys_tampered = true;
     st.keys++;
     last_op = "keys";
 }
@@ -427,6 +428,7 @@ static void one_connection(void)
         case 12:
             if (below(10) == 0) {
                 nf_write_state(T, (int)below(9));
+                T->keys_tampered = true;
                 dirty_state = true;
                 poll_all(10);
                 return;
