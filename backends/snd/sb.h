@@ -6,33 +6,15 @@
 #define SB_H
 
 #include "be.h"
+#include "snd_alsa.h"
+#include "snd_card.h"
 
 #include <alsa/asoundlib.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <xen/io/sndif.h>
 
-#define SB_PAGE_SIZE    4096u
-#define SB_MAX_PCMS     8u  /* PCM devices per card */
-#define SB_MAX_STREAMS  16u /* streams per card, all devices together */
-#define SB_MAX_RATES    32u
-#define SB_MAX_CHANNELS 64u
-/* The largest shared buffer a stream may have (buffer-size): 16 MiB. */
-#define SB_MAX_BUFFER (16u << 20)
-/* buffer-size when no level sets it. */
-#define SB_DEFAULT_BUFFER (256u << 10)
-
-/* The sndif formats (XENSND_PCM_FORMAT_*) there are: bits of a mask. */
-#define SB_NR_FORMATS 25u
-
-/* One level's (or a stream's effective) PCM settings. */
-struct sb_params {
-    uint32_t rates[SB_MAX_RATES];
-    unsigned nr_rates;
-    uint64_t formats; /* 1 << XENSND_PCM_FORMAT_* */
-    unsigned ch_min, ch_max;
-    uint32_t buffer_size; /* octets, the largest buffer */
-};
+#define SB_PAGE_SIZE 4096u
 
 /* The stream's ALSA side (sb_pcm.c). */
 struct sb_pcm {
@@ -64,10 +46,10 @@ struct sb_stream {
     struct sb_dev *d;
     unsigned pcm_idx, idx;
     char dir[160]; /* the frontend's stream dir */
-    char unique_id[128];
+    char unique_id[SNDC_UNIQUE_ID_MAX];
     char pcm_name[128]; /* from a unique-id "alsa:<pcm>[#<tag>]"; empty: the default */
     bool capture;
-    struct sb_params p; /* effective: inherited and narrowed */
+    struct sndc_params p; /* effective: inherited and narrowed */
 
     /* The connection. */
     struct be_ring ring, evt;
@@ -84,8 +66,8 @@ struct sb_stream {
     snd_pcm_format_t afmt;
     uint8_t *buf; /* the shared buffer, buffer_sz octets (mapped pages) */
     unsigned buf_pages;
-    int32_t vol[SB_MAX_CHANNELS]; /* 0.001 dB */
-    bool mute[SB_MAX_CHANNELS];
+    int32_t vol[SNDC_MAX_CHANNELS]; /* 0.001 dB */
+    bool mute[SNDC_MAX_CHANNELS];
     struct sb_pcm pcm;
 };
 
@@ -95,15 +77,11 @@ struct sb_dev {
     char short_name[33], long_name[81];
     unsigned version; /* the frontend's, 1 or 2 */
     unsigned nr_streams;
-    struct sb_stream st[SB_MAX_STREAMS];
+    struct sb_stream st[SNDC_MAX_STREAMS];
 };
 
 /* sb_config.c */
 int sb_config_read(struct sb_dev *d);
-/* sb_format.c: the sndif formats. */
-const char *sb_format_name(unsigned f);
-int sb_format_parse(const char *s); /* -1 if unknown */
-snd_pcm_format_t sb_format_alsa(unsigned f);
 /* sb_publish.c */
 int sb_publish(struct be_dev *be, xs_transaction_t t);
 /* sb_connect.c */

@@ -71,7 +71,7 @@ static int do_volume(struct sb_stream *s, const struct xensnd_req *req)
         memcpy(p, s->vol, need);
         return 0;
     case XENSND_OP_SET_VOLUME: {
-        int32_t v[SB_MAX_CHANNELS];
+        int32_t v[SNDC_MAX_CHANNELS];
         memcpy(v, p, need); /* once: the frontend may change it meanwhile */
         for (unsigned c = 0; c < s->channels; c++) {
             if (v[c] > 24000 || v[c] < -200000)

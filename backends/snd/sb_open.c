@@ -22,14 +22,6 @@ static int bad_open(struct sb_stream *s, int st, const char *why)
     return st;
 }
 
-static bool rate_ok(const struct sb_params *p, uint32_t r)
-{
-    for (unsigned i = 0; i < p->nr_rates; i++)
-        if (p->rates[i] == r)
-            return true;
-    return false;
-}
-
 /* Copy the n refs of the directory chain starting at ref into refs. */
 static int read_directory(struct sb_stream *s, grant_ref_t ref, uint32_t *refs, unsigned n)
 {
@@ -83,13 +75,13 @@ static int map_buffer(struct sb_stream *s, const struct xensnd_open_req *o)
 int sb_open(struct sb_stream *s, const struct xensnd_open_req *o)
 {
     struct xensnd_open_req r = *o;
-    if (r.pcm_format >= SB_NR_FORMATS || !(s->p.formats & (1ull << r.pcm_format)))
+    if (r.pcm_format >= SNDC_NR_FORMATS || !(s->p.formats & (1ull << r.pcm_format)))
         return bad_open(s, -XEN_EINVAL, "sample format not advertised");
-    if (!rate_ok(&s->p, r.pcm_rate))
+    if (!sndc_has_rate(&s->p, r.pcm_rate))
         return bad_open(s, -XEN_EINVAL, "sample rate not advertised");
     if (r.pcm_channels < s->p.ch_min || r.pcm_channels > s->p.ch_max)
         return bad_open(s, -XEN_EINVAL, "channels outside channels-min..max");
-    snd_pcm_format_t af = sb_format_alsa(r.pcm_format);
+    snd_pcm_format_t af = sndc_format_alsa(r.pcm_format);
     unsigned fb = (unsigned)snd_pcm_format_physical_width(af) / 8 * r.pcm_channels;
     if (r.buffer_sz == 0 || r.buffer_sz > s->p.buffer_size || r.buffer_sz % fb)
         return bad_open(s, -XEN_EINVAL,
@@ -116,7 +108,7 @@ int sb_open(struct sb_stream *s, const struct xensnd_open_req *o)
         return bad_open(s, -XEN_EIO, "the PCM cannot be opened with these parameters");
     }
     BE_LOG(s->d->be, "stream %u/%u open: %s, %u Hz, %s, %u ch, buffer %u, period %u", s->pcm_idx,
-           s->idx, sb_pcm_name(s), s->rate, sb_format_name(s->format), s->channels, s->buffer_sz,
+           s->idx, sb_pcm_name(s), s->rate, sndc_format_name(s->format), s->channels, s->buffer_sz,
            s->period_sz);
     return 0;
 }

@@ -36,9 +36,9 @@ static int ask_pcm(struct sb_stream *s, struct xensnd_query_hw_param *q)
     snd_pcm_hw_params_alloca(&hw);
     snd_pcm_format_mask_alloca(&fm);
     snd_pcm_format_mask_none(fm);
-    for (unsigned f = 0; f < SB_NR_FORMATS; f++)
+    for (unsigned f = 0; f < SNDC_NR_FORMATS; f++)
         if (q->formats & (1ull << f))
-            snd_pcm_format_mask_set(fm, sb_format_alsa(f));
+            snd_pcm_format_mask_set(fm, sndc_format_alsa(f));
     unsigned rmin = q->rates.min, rmax = q->rates.max, cmin = q->channels.min,
              cmax = q->channels.max;
     snd_pcm_uframes_t bmin = q->buffer.min, bmax = q->buffer.max, pmin = q->period.min,
@@ -54,9 +54,9 @@ static int ask_pcm(struct sb_stream *s, struct xensnd_query_hw_param *q)
         st = -XEN_EINVAL;
     } else {
         uint64_t m = 0;
-        for (unsigned f = 0; f < SB_NR_FORMATS; f++)
+        for (unsigned f = 0; f < SNDC_NR_FORMATS; f++)
             if ((q->formats & (1ull << f)) &&
-                snd_pcm_hw_params_test_format(h, hw, sb_format_alsa(f)) == 0)
+                snd_pcm_hw_params_test_format(h, hw, sndc_format_alsa(f)) == 0)
                 m |= 1ull << f;
         snd_pcm_hw_params_get_rate_min(hw, &rmin, NULL);
         snd_pcm_hw_params_get_rate_max(hw, &rmax, NULL);
@@ -85,8 +85,8 @@ int sb_query(struct sb_stream *s, const struct xensnd_query_hw_param *in,
              struct xensnd_query_hw_param *out)
 {
     struct xensnd_query_hw_param q = *in;
-    const struct sb_params *p = &s->p;
-    q.formats &= p->formats & ((1ull << SB_NR_FORMATS) - 1);
+    const struct sndc_params *p = &s->p;
+    q.formats &= p->formats & ((1ull << SNDC_NR_FORMATS) - 1);
     /* The advertised rates inside the range asked for. */
     uint32_t rlo = UINT32_MAX, rhi = 0;
     for (unsigned i = 0; i < p->nr_rates; i++)
@@ -96,9 +96,9 @@ int sb_query(struct sb_stream *s, const struct xensnd_query_hw_param *in,
         }
     /* The largest buffer in frames: buffer-size over the smallest frame left. */
     unsigned minw = 0;
-    for (unsigned f = 0; f < SB_NR_FORMATS; f++)
+    for (unsigned f = 0; f < SNDC_NR_FORMATS; f++)
         if (q.formats & (1ull << f)) {
-            unsigned w = (unsigned)snd_pcm_format_physical_width(sb_format_alsa(f)) / 8;
+            unsigned w = (unsigned)snd_pcm_format_physical_width(sndc_format_alsa(f)) / 8;
             minw = !minw || w < minw ? w : minw;
         }
     if (!q.formats || rlo > rhi || !minw ||
