@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "snd_card.h"
 
+#include "pv-keys.h"
 #include "xs_util.h"
 
 #include <errno.h>
@@ -114,13 +115,13 @@ static int parse_rates(struct rd *r, const char *dir, const char *v, struct sndc
     for (;;) {
         char *end;
         if (*p < '0' || *p > '9')
-            return bad(r, dir, XENSND_FIELD_SAMPLE_RATES, v, "not a list of rates");
+            return bad(r, dir, PVK_SND_SAMPLE_RATES, v, "not a list of rates");
         errno = 0;
         unsigned long rate = strtoul(p, &end, 10);
         if (errno || rate == 0 || rate > SNDC_MAX_RATE || (*end && *end != ','))
-            return bad(r, dir, XENSND_FIELD_SAMPLE_RATES, v, "a rate is not 1..768000 Hz");
+            return bad(r, dir, PVK_SND_SAMPLE_RATES, v, "a rate is not 1..768000 Hz");
         if (n == SNDC_MAX_RATES)
-            return bad(r, dir, XENSND_FIELD_SAMPLE_RATES, v, "more than 32 rates");
+            return bad(r, dir, PVK_SND_SAMPLE_RATES, v, "more than 32 rates");
         out->nr_rates = n;
         if (!sndc_has_rate(out, (uint32_t)rate))
             out->rates[n++] = (uint32_t)rate;
@@ -139,13 +140,13 @@ static int parse_formats(struct rd *r, const char *dir, const char *v, uint64_t 
     uint64_t m = 0;
     int rc = 0;
     if (!*v || v[strlen(v) - 1] == ',')
-        rc = bad(r, dir, XENSND_FIELD_SAMPLE_FORMATS, v, "empty item");
+        rc = bad(r, dir, PVK_SND_SAMPLE_FORMATS, v, "empty item");
     for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
         int f = sndc_format_parse(t);
         if (f < 0)
-            rc = bad(r, dir, XENSND_FIELD_SAMPLE_FORMATS, v, "unknown format");
+            rc = bad(r, dir, PVK_SND_SAMPLE_FORMATS, v, "unknown format");
         else if (!sndc_format_bytes((unsigned)f))
-            rc = bad(r, dir, XENSND_FIELD_SAMPLE_FORMATS, v,
+            rc = bad(r, dir, PVK_SND_SAMPLE_FORMATS, v,
                      "a format without a fixed sample size is not served");
         else
             m |= 1ull << f;
@@ -187,7 +188,7 @@ static int read_level(struct rd *r, const char *dir, const struct sndc_params *p
 {
     *out = *parent;
     int err;
-    char *v = get(r, dir, XENSND_FIELD_SAMPLE_RATES, &err);
+    char *v = get(r, dir, PVK_SND_SAMPLE_RATES, &err);
     if (err)
         return -1;
     if (v) {
@@ -195,7 +196,7 @@ static int read_level(struct rd *r, const char *dir, const struct sndc_params *p
         int rc = parse_rates(r, dir, v, &mine);
         for (unsigned i = 0; !rc && !root && i < mine.nr_rates; i++)
             if (!sndc_has_rate(parent, mine.rates[i]))
-                rc = bad(r, dir, XENSND_FIELD_SAMPLE_RATES, v,
+                rc = bad(r, dir, PVK_SND_SAMPLE_RATES, v,
                          "not a subset of the rates of the level above");
         free(v);
         if (rc)
@@ -203,14 +204,14 @@ static int read_level(struct rd *r, const char *dir, const struct sndc_params *p
         memcpy(out->rates, mine.rates, sizeof(mine.rates));
         out->nr_rates = mine.nr_rates;
     }
-    v = get(r, dir, XENSND_FIELD_SAMPLE_FORMATS, &err);
+    v = get(r, dir, PVK_SND_SAMPLE_FORMATS, &err);
     if (err)
         return -1;
     if (v) {
         uint64_t m;
         int rc = parse_formats(r, dir, v, &m);
         if (!rc && !root && (m & ~parent->formats))
-            rc = bad(r, dir, XENSND_FIELD_SAMPLE_FORMATS, v,
+            rc = bad(r, dir, PVK_SND_SAMPLE_FORMATS, v,
                      "not a subset of the formats of the level above");
         free(v);
         if (rc)
@@ -219,11 +220,11 @@ static int read_level(struct rd *r, const char *dir, const struct sndc_params *p
     }
     bool set;
     uint64_t n;
-    if (read_num(r, dir, XENSND_FIELD_CHANNELS_MIN, 1, SNDC_MAX_CHANNELS, &set, &n) < 0)
+    if (read_num(r, dir, PVK_SND_CHANNELS_MIN, 1, SNDC_MAX_CHANNELS, &set, &n) < 0)
         return -1;
     if (set)
         out->ch_min = (unsigned)n;
-    if (read_num(r, dir, XENSND_FIELD_CHANNELS_MAX, 1, SNDC_MAX_CHANNELS, &set, &n) < 0)
+    if (read_num(r, dir, PVK_SND_CHANNELS_MAX, 1, SNDC_MAX_CHANNELS, &set, &n) < 0)
         return -1;
     if (set)
         out->ch_max = (unsigned)n;
@@ -234,7 +235,7 @@ static int read_level(struct rd *r, const char *dir, const struct sndc_params *p
         return fail(r, EINVAL,
                     "%s: channels %u..%u are empty or not inside %u..%u of the level above", dir,
                     out->ch_min, out->ch_max, parent->ch_min, parent->ch_max);
-    if (read_num(r, dir, XENSND_FIELD_BUFFER_SIZE, 1, root ? SNDC_MAX_BUFFER : parent->buffer_size,
+    if (read_num(r, dir, PVK_SND_BUFFER_SIZE, 1, root ? SNDC_MAX_BUFFER : parent->buffer_size,
                  &set, &n) < 0)
         return -1;
     if (set)
@@ -253,18 +254,18 @@ static bool exists(struct rd *r, const char *dir)
 static int read_unique_id(struct rd *r, struct sndc_card *c, struct sndc_stream *s)
 {
     int err;
-    char *v = get(r, s->dir, XENSND_FIELD_STREAM_UNIQUE_ID, &err);
+    char *v = get(r, s->dir, PVK_SND_UNIQUE_ID, &err);
     if (!v)
-        return err ? -1 : fail(r, ENOENT, "%s/%s: missing", s->dir, XENSND_FIELD_STREAM_UNIQUE_ID);
+        return err ? -1 : fail(r, ENOENT, "%s/%s: missing", s->dir, PVK_SND_UNIQUE_ID);
     int rc = 0;
     if (!*v || strlen(v) >= sizeof(s->unique_id))
-        rc = bad(r, s->dir, XENSND_FIELD_STREAM_UNIQUE_ID, v, "empty or over 127 bytes");
+        rc = bad(r, s->dir, PVK_SND_UNIQUE_ID, v, "empty or over 127 bytes");
     for (const char *q = v; !rc && *q; q++)
         if ((unsigned char)*q < ' ' || *q == 0x7f)
-            rc = bad(r, s->dir, XENSND_FIELD_STREAM_UNIQUE_ID, v, "a control character");
+            rc = bad(r, s->dir, PVK_SND_UNIQUE_ID, v, "a control character");
     for (unsigned i = 0; !rc && i < c->nr_streams; i++)
         if (!strcmp(c->st[i].unique_id, v))
-            rc = bad(r, s->dir, XENSND_FIELD_STREAM_UNIQUE_ID, v, "not unique on the card");
+            rc = bad(r, s->dir, PVK_SND_UNIQUE_ID, v, "not unique on the card");
     if (!rc)
         snprintf(s->unique_id, sizeof(s->unique_id), "%s", v);
     free(v);
@@ -283,11 +284,11 @@ static int read_stream(struct rd *r, struct sndc_card *c, const char *pcmdir, un
     if (snprintf(s->dir, sizeof(s->dir), "%s/%u", pcmdir, idx) >= (int)sizeof(s->dir))
         return fail(r, ENAMETOOLONG, "%s/%u: path too long", pcmdir, idx);
     int err;
-    char *v = get(r, s->dir, XENSND_FIELD_TYPE, &err);
+    char *v = get(r, s->dir, PVK_SND_TYPE, &err);
     if (!v)
-        return err ? -1 : fail(r, ENOENT, "%s/%s: missing (p or c)", s->dir, XENSND_FIELD_TYPE);
-    bool p = !strcmp(v, XENSND_STREAM_TYPE_PLAYBACK), cap = !strcmp(v, XENSND_STREAM_TYPE_CAPTURE);
-    int rc = p || cap ? 0 : bad(r, s->dir, XENSND_FIELD_TYPE, v, "not p or c");
+        return err ? -1 : fail(r, ENOENT, "%s/%s: missing (p or c)", s->dir, PVK_SND_TYPE);
+    bool p = !strcmp(v, PVK_SND_TYPE_PLAYBACK), cap = !strcmp(v, PVK_SND_TYPE_CAPTURE);
+    int rc = p || cap ? 0 : bad(r, s->dir, PVK_SND_TYPE, v, "not p or c");
     free(v);
     if (rc)
         return -1;
@@ -317,8 +318,8 @@ int sndc_read(struct xs_handle *xs, const char *fe, struct sndc_card *c, char *m
                   1ull << XENSND_PCM_FORMAT_S24_LE | 1ull << XENSND_PCM_FORMAT_S32_LE |
                   1ull << XENSND_PCM_FORMAT_F32_LE;
     memset(c, 0, sizeof(*c));
-    read_name(&r, fe, XENSND_FIELD_VCARD_SHORT_NAME, c->short_name, sizeof(c->short_name));
-    read_name(&r, fe, XENSND_FIELD_VCARD_LONG_NAME, c->long_name, sizeof(c->long_name));
+    read_name(&r, fe, PVK_SND_SHORT_NAME, c->short_name, sizeof(c->short_name));
+    read_name(&r, fe, PVK_SND_LONG_NAME, c->long_name, sizeof(c->long_name));
     struct sndc_params card;
     if (read_level(&r, fe, &top, true, &card) < 0)
         return -1;

@@ -81,3 +81,31 @@ $(SF_NET_TPROGS): $(TBIN)/frontends/%: $(OBJ)/tests/frontends/%.o $(SF_NET_LIB) 
 	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
 
 ALL_TARGETS += $(SF_NET_LIB) $(BIN)/understudy-netfront $(SF_NET_TPROGS)
+
+# snd/: the sndif class, a daemon per virtual sound card (understudy-sndfront)
+# and the ALSA plugin programs play and capture through. The plugin is loaded
+# into Debian's aplay, arecord, mpg123 and sox, so it is built without
+# sanitizers (as the tests' usclock). Without ALSA's headers neither is built.
+SF_SND_SRCS := $(filter-out %/understudy-sndfront.c %/pcm_understudy.c,$(wildcard $(SF)/snd/*.c))
+SF_SND_LIB := $(LIB)/libunderstudy-sfsnd.a
+SF_SND_PLUGIN := $(LIB)/libasound_module_pcm_understudy.so
+$(OBJ)/pic/$(SF)/snd/%.o $(OBJ)/$(SF)/snd/%.o: CPPFLAGS += -I$(SF)/snd
+$(OBJ)/tests/frontends/snd%.o: CPPFLAGS += -I$(SF)/snd
+
+$(SF_SND_LIB): $(SF_SND_SRCS:%.c=$(OBJ)/%.o)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BIN)/understudy-sndfront: $(OBJ)/$(SF)/snd/understudy-sndfront.o $(SF_SND_LIB) $(SF_CORE_LIB) \
+                            $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
+
+# -DPIC: alsa/global.h then exports the versioned entry symbol a dlopen()ed plugin needs.
+$(SF_SND_PLUGIN): $(SF)/snd/pcm_understudy.c $(SF)/snd/sn_proto.h common/snd_alsa.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS_BASE)) $(CPPFLAGS) -O2 -fPIC -DPIC -shared $< -o $@ \
+	    -lasound
+
+SF_SND_ON := $(wildcard /usr/include/alsa/pcm_ioplug.h)
+ALL_TARGETS += $(if $(SF_SND_ON),$(SF_SND_LIB) $(BIN)/understudy-sndfront $(SF_SND_PLUGIN))

@@ -17,6 +17,9 @@
 #define USK_FE_RECOVERIES "shadow/recoveries"
 /* Phase durations of the last recovery: "detect=<ms> reconnect=<ms> replay=<ms> total=<ms>". */
 #define USK_FE_LAST_RECOVERY "shadow/last-recovery"
+/* Sound: the audio the last recovery dropped, ms (the largest of the card's
+ * streams' gaps; 0 when nothing was playing or capturing). */
+#define USK_FE_LAST_GAP "shadow/last-gap"
 
 #define USK_STATE_LIVE       "live"
 #define USK_STATE_RECOVERING "recovering"

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "sb.h"
 
+#include "pv-keys.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +21,7 @@ static int pcm_of(struct sb_stream *s)
     s->pcm_name[strcspn(s->pcm_name, "#")] = 0;
     if (!s->pcm_name[0]) {
         be_error(s->d->be, EINVAL, "%s/%s '%s': alsa: without a PCM name", s->dir,
-                 XENSND_FIELD_STREAM_UNIQUE_ID, s->unique_id);
+                 PVK_SND_UNIQUE_ID, s->unique_id);
         return -1;
     }
     return 0;

@@ -146,6 +146,7 @@ static void check_shadow_keys(struct ck *c, const char *fe)
     char path[1024];
     want_decimal(c, fe, USK_FE_GENERATION, UINT64_MAX, false);
     want_decimal(c, fe, USK_FE_RECOVERIES, UINT64_MAX, false);
+    want_decimal(c, fe, USK_FE_LAST_GAP, UINT64_MAX, false);
     char *v = rd(c, fe, USK_FE_STATE, 64);
     if (v && strcmp(v, USK_STATE_LIVE) && strcmp(v, USK_STATE_RECOVERING) &&
         strcmp(v, USK_STATE_FAILED))

@@ -341,7 +341,8 @@ int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms)
 bool sfc_overdue(const struct sfc *c, uint64_t now, uint64_t *age)
 {
     uint64_t oldest;
-    if (c->phase != SFC_UP || !oldest_of(c, &oldest) || now - oldest < c->cfg.deadline_ms)
+    if (c->phase != SFC_UP || !oldest_of(c, &oldest) || now < oldest ||
+        now - oldest < c->cfg.deadline_ms)
         return false;
     *age = now - oldest;
     return true;

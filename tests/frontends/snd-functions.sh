@@ -1,0 +1,124 @@
+# tests/frontends/snd-functions.sh - the sound class on xensim: a guest whose
+# main process is understudy-sndfront, driver domains whose main process is
+# sndback playing into (and capturing from) the clocked test PCM, programs
+# playing through the shadow PCM, and the stand-in toolstack's recovery.
+# Source after tests/snd/snd-functions.sh and tests/backends/vsnd-functions.sh.
+#
+#   snd_fe_setup [FRONT-ARGS...]   snd_setup, the sim, the guest (its frontend on
+#                          device/vsnd/$DEV, socket $SOCK) and driver domain drv0 with
+#                          sndback; waits until the card is live. Sets guest, drv.
+#   sndback_dom NAME       a driver domain whose main process is sndback, started once
+#                          its backend dir is written (go file); prints the domid
+#   sndback_go NAME GUEST DEVID   write go.NAME (its backend dir)
+#   vsnd_be_add GUEST DRV DEVID   only the backend dir (a new driver domain's)
+#   replace_sndback OLD NEW GUEST   destroy OLD if it is there, start NEW with sndback and
+#                          its backend dir, rewire the frontend dir in place; prints NEW's domid
+#   sf_key GUEST KEY       a key of the card's frontend dir (empty if absent)
+#   sf_live_n GUEST N      shadow/state live and shadow/recoveries >= N
+#   snd_gaps               the recording's gaps, one "missing_frames stream_ms" a line
+#   snd_sanitizer_check    fail on a sanitizer report in any $TEST_TMP/*.log
+
+SNDFRONT=$BUILD/bin/understudy-sndfront
+SND_PCM_SO=$BUILD/lib/libasound_module_pcm_understudy.so
+SOCK=$TEST_TMP/vsnd.sock
+
+# The card's PCMs for programs: understudy (the shadow PCM, exact formats) and
+# plug:understudy through alsa-lib's converters, beside the clocked test PCM.
+snd_fe_asoundrc() {
+    cat >>"$HOME/.asoundrc" <<EOF
+pcm_type.understudy { lib "$SND_PCM_SO" }
+pcm.understudy { type understudy; socket "$SOCK"; device 0 }
+EOF
+}
+
+sndfront_dom() {
+    local name=$1
+    shift
+    new_dom "$name" sh -c 'f=$1; shift; while [ ! -e "$f" ]; do sleep 0.02; done; exec "$@"' \
+        sh "$TEST_TMP/go.$name" "$SNDFRONT" --device "device/vsnd/$DEV" --socket "$SOCK" "$@"
+}
+
+sndback_dom() {
+    local name=$1
+    new_dom "$name" sh -c \
+        'f=$1; shift; while [ ! -s "$f" ]; do sleep 0.02; done; exec "$@" --backend "$(cat "$f")"' \
+        sh "$TEST_TMP/go.$name" "$SNDBACK"
+}
+sndback_go() { vsnd_be "$(xensim_domid "$1")" "$2" "$3" >"$TEST_TMP/go.$1.tmp" && mv "$TEST_TMP/go.$1.tmp" "$TEST_TMP/go.$1"; }
+xensim_domid() { "$XENSIM" info "$1" | sed -n 's/^domid=//p'; }
+
+vsnd_be_add() {
+    local g=$1 d=$2 dev=$3 be
+    be=$(vsnd_be "$d" "$g" "$dev")
+    xenstore-write "$be/frontend" "$(vsnd_fe "$g" "$dev")" "$be/frontend-id" "$g" \
+        "$be/online" 1 "$be/state" 1 || fail "vsnd_be_add: writing $be"
+    xenstore-chmod -r "$be" "n$d" "r$g" || fail "vsnd_be_add: chmod $be"
+}
+
+rewire_vsnd() {
+    local g=$1 dev=$2 d=$3 fe gen
+    fe=$(vsnd_fe "$g" "$dev")
+    xenstore-write "$fe/backend" "$(vsnd_be "$d" "$g" "$dev")" "$fe/backend-id" "$d" ||
+        fail "rewire: write $fe"
+    xenstore-chmod -r "$fe" "n$g" "r$d" || fail "rewire: chmod $fe"
+    gen=$(xenstore-read "$fe/shadow/generation" 2>/dev/null || echo 0)
+    xenstore-write "$fe/shadow/generation" $((gen + 1)) || fail "rewire: bump generation"
+}
+
+replace_sndback() {
+    local old=$1 new=$2 g=$3 d
+    "$XENSIM" info "$old" >/dev/null 2>&1 && "$XENSIM" destroy "$old" >/dev/null
+    d=$(sndback_dom "$new") || fail "replace_sndback: create $new"
+    vsnd_be_add "$g" "$d" "$DEV"
+    sndback_go "$new" "$g" "$DEV"
+    rewire_vsnd "$g" "$DEV" "$d"
+    echo "$d"
+}
+
+sf_key() { xenstore-read "$(vsnd_fe "$1" "$DEV")/$2" 2>/dev/null || true; }
+sf_live_n() {
+    [ "$(sf_key "$1" shadow/state)" = live ] && [ "$(sf_key "$1" shadow/recoveries)" -ge "$2" ] 2>/dev/null
+}
+
+snd_fe_setup() {
+    snd_setup
+    [ -x "$SNDBACK" ] && [ -x "$SNDFRONT" ] && [ -f "$SND_PCM_SO" ] ||
+        skip "sndback, understudy-sndfront or the shadow PCM not built (libasound2-dev missing?)"
+    snd_fe_asoundrc
+    start_sim
+    on_exit '[ "$rc" -eq 0 ] || snd_dump_logs'
+    guest=$(sndfront_dom guest "$@")
+    drv=$(sndback_dom drv0)
+    vsnd_add "$guest" "$drv" "$DEV"
+    xenstore-write "$(vsnd_fe "$guest" "$DEV")/shadow/generation" 0
+    sndback_go drv0 "$guest" "$DEV"
+    touch "$TEST_TMP/go.guest"
+    wait_for 10 sf_live_n "$guest" 0
+}
+
+# The recording's gaps as "missing stream_ms wall_ms" lines (sndcheck's gap lines).
+snd_gaps() {
+    grep '^gap ' <<<"$CHECK_OUT" | while read -r line; do
+        echo "$(field "$line" missing) $(field "$line" stream_ms) $(field "$line" wall_ms)"
+    done
+}
+
+snd_sanitizer_check() {
+    local f
+    for f in "$TEST_TMP"/*.log; do
+        if grep -qE 'ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:' "$f" 2>/dev/null; then
+            echo "FAIL: sanitizer report in $f:" >&2
+            grep -B2 -A30 -E 'Sanitizer|runtime error' "$f" | head -60 >&2
+            exit 1
+        fi
+    done
+}
+
+snd_dump_logs() {
+    local f
+    for f in "$TEST_TMP"/*.log; do
+        [ -f "$f" ] || continue
+        echo "---- $(basename "$f") (last 30 lines)" >&2
+        tail -n 30 "$f" | cut -c1-300 >&2
+    done
+}
