@@ -4,9 +4,10 @@
 # playing through the shadow PCM, and the stand-in toolstack's recovery.
 # Source after tests/snd/snd-functions.sh and tests/backends/vsnd-functions.sh.
 #
-#   snd_fe_setup [FRONT-ARGS...]   snd_setup, the sim, the guest (its frontend on
-#                          device/vsnd/$DEV, socket $SOCK) and driver domain drv0 with
-#                          sndback; waits until the card is live. Sets guest, drv.
+#   snd_fe_setup [FRONT-ARGS...]   snd_setup (the clocked PCM's capture: capture clock),
+#                          the sim, the guest (its frontend on device/vsnd/$DEV, socket
+#                          $SOCK) and driver domain drv0 with sndback; waits until the
+#                          card is live. Sets guest, drv.
 #   sndback_dom NAME       a driver domain whose main process is sndback, started once
 #                          its backend dir is written (go file); prints the domid
 #   sndback_go NAME GUEST DEVID   write go.NAME (its backend dir)
@@ -82,6 +83,8 @@ sf_live_n() {
 
 snd_fe_setup() {
     snd_setup
+    # The capture side numbers its frames by the clock, across sndback restarts.
+    snd_asoundrc "file \"$REC\" capture clock"
     [ -x "$SNDBACK" ] && [ -x "$SNDFRONT" ] && [ -f "$SND_PCM_SO" ] ||
         skip "sndback, understudy-sndfront or the shadow PCM not built (libasound2-dev missing?)"
     snd_fe_asoundrc

@@ -61,8 +61,9 @@ struct usclock {
     uint64_t t0;    /* ns: tick 0 (the start), moved on by each pause */
     uint64_t ticks; /* ticks processed since start */
     uint64_t paused_at;
-    uint32_t gen_n; /* capture: the next frame number of the counter */
-    int running;    /* the clock is armed */
+    uint32_t gen_n;    /* capture: the next frame number of the counter */
+    uint64_t clock_n0; /* capture clock: the frame number of tick 0 (t0 at the rate) */
+    int running;       /* the clock is armed */
     int xrun;
 };
 
@@ -71,6 +72,12 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The capture clock's frame number of time t (ns of CLOCK_MONOTONIC). */
+static uint64_t clock_frame(const struct usclock *u, uint64_t t)
+{
+    return (uint64_t)((unsigned __int128)t * u->io.rate / 1000000000u);
 }
 
 /* ns from start to tick k: exact, so the clock does not drift. */
@@ -149,13 +156,15 @@ static void ring_span(struct usclock *u, uint64_t pos, snd_pcm_uframes_t frames,
 static void produce(struct usclock *u, struct usck_payload *pl)
 {
     snd_pcm_uframes_t per = u->io.period_size;
+    if (u->conf.source == USCLOCK_SRC_CLOCK) /* 32 bits: about 6 h of uptime at 192 kHz */
+        u->gen_n = (uint32_t)(u->clock_n0 + u->ticks * per);
     ring_span(u, u->hw, per, pl);
     for (int i = 0; i < 2; i++) {
         unsigned char *p = (unsigned char *)pl->p[i];
         size_t len = pl->len[i], frames = len / u->frame_bytes;
         if (!len)
             continue;
-        if (u->conf.source == USCLOCK_SRC_COUNTER) {
+        if (u->conf.source == USCLOCK_SRC_COUNTER || u->conf.source == USCLOCK_SRC_CLOCK) {
             fc_fill(u->fmt, u->io.channels, u->gen_n, frames, p);
         } else {
             ssize_t got = u->src_fd >= 0 ? read(u->src_fd, p, len) : 0;
@@ -246,6 +255,7 @@ static int uc_start(snd_pcm_ioplug_t *io)
     u->ticks = 0;
     u->running = 1;
     u->xrun = 0;
+    u->clock_n0 = clock_frame(u, u->t0);
     clear_tfd(u);
     rearm(u);
     record_event(u, USCK_EV_START);
@@ -386,6 +396,8 @@ static int uc_pause(snd_pcm_ioplug_t *io, int enable)
         record_event(u, USCK_EV_PAUSE);
     } else {
         u->t0 += now_ns() - u->paused_at;
+        /* the clock ran on while paused: the next tick's frame is where time says */
+        u->clock_n0 = clock_frame(u, u->t0 + tick_ns(u, u->ticks)) - u->ticks * u->io.period_size;
         u->running = 1;
         rearm(u);
         record_event(u, USCK_EV_RESUME);

@@ -48,12 +48,14 @@ int usclock_conf_parse(snd_config_t *conf, struct usclock_conf *c)
                 s = "";
             if (!strcmp(s, "counter")) {
                 c->source = USCLOCK_SRC_COUNTER;
+            } else if (!strcmp(s, "clock")) {
+                c->source = USCLOCK_SRC_CLOCK;
             } else if (!strcmp(s, "silence")) {
                 c->source = USCLOCK_SRC_SILENCE;
             } else if (!strcmp(s, "file")) {
                 c->source = USCLOCK_SRC_FILE;
             } else {
-                SNDERR("usclock: capture must be counter, silence or file");
+                SNDERR("usclock: capture must be counter, clock, silence or file");
                 err = -EINVAL;
             }
         } else {

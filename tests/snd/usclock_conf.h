@@ -4,7 +4,7 @@
  *       type usclock
  *       file "/path/rec.usck"    # optional: where to record (usck.h); appended to
  *       truncate no              # optional: yes = empty the file when the PCM opens
- *       capture counter          # capture source: counter (default), silence or file
+ *       capture counter          # capture source: counter (default), clock, silence or file
  *       capture_file "/path.raw" # with capture file: raw frames in the stream's format
  *   }
  *   pcm_type.usclock { lib "/abs/path/libasound_module_pcm_usclock.so" }
@@ -14,7 +14,16 @@
 
 #include <alsa/asoundlib.h>
 
-enum usclock_source { USCLOCK_SRC_COUNTER, USCLOCK_SRC_SILENCE, USCLOCK_SRC_FILE };
+/* counter: the frame counter from 0 at open; clock: the frame counter
+ * numbered by CLOCK_MONOTONIC (frame n falls at n / rate s), so that a source
+ * opened again - a restarted driver domain's - goes on where time says and a
+ * capture across it shows the gap, never a repeat. */
+enum usclock_source {
+    USCLOCK_SRC_COUNTER,
+    USCLOCK_SRC_CLOCK,
+    USCLOCK_SRC_SILENCE,
+    USCLOCK_SRC_FILE
+};
 
 struct usclock_conf {
     char *file; /* NULL: record nothing */
