@@ -106,7 +106,8 @@ static bool kv_equal(const struct sd_kv *a, unsigned na, const struct sd_kv *b, 
 
 int sd_dev_set_kv(struct sd_dev *v, struct sd_kv *kv, unsigned n)
 {
-    qsort(kv, n, sizeof(*kv), kv_cmp);
+    if (n > 1) /* a vsnd backend dir has no toolstack keys at all: kv is NULL */
+        qsort(kv, n, sizeof(*kv), kv_cmp);
     if (kv_equal(v->kv, v->nkv, kv, n)) {
         kv_free(kv, n);
         return 0;
