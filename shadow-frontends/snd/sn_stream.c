@@ -166,6 +166,8 @@ static void apply_volume(struct sn_stream *s, uint64_t now)
     }
 }
 
+static void start_backend(struct sn_stream *s, uint64_t now);
+
 static void open_backend(struct sn_stream *s, uint64_t now)
 {
     if (!s->up || !s->have_params)
@@ -202,6 +204,10 @@ static void open_backend(struct sn_stream *s, uint64_t now)
     s->woff = s->inflight = 0;
     s->bepos = 0;
     apply_volume(s, now);
+    /* A program that started while the stream was being (re)opened: its
+     * audio goes out as it comes, behind this START. */
+    if (s->run == SN_RUNNING || s->run == SN_DRAINING)
+        start_backend(s, now);
 }
 
 static void close_backend(struct sn_stream *s, uint64_t now)

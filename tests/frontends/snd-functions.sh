@@ -71,8 +71,9 @@ replace_sndback() {
     "$XENSIM" info "$old" >/dev/null 2>&1 && "$XENSIM" destroy "$old" >/dev/null
     d=$(sndback_dom "$new") || fail "replace_sndback: create $new"
     vsnd_be_add "$g" "$d" "$DEV"
-    sndback_go "$new" "$g" "$DEV"
+    # The frontend dir readable by the new domain before its sndback reads it.
     rewire_vsnd "$g" "$DEV" "$d"
+    sndback_go "$new" "$g" "$DEV"
     echo "$d"
 }
 
