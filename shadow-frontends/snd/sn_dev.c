@@ -242,7 +242,7 @@ int sn_dev_run(struct sn_dev *d, int sigfd)
         p[P_EVTCHN] = (struct pollfd){.fd = d->c.phase != SFC_DOWN ? xenevtchn_fd(d->xce) : -1,
                                       .events = POLLIN};
         sfc_pollfds(&d->c, &p[P_CONN]);
-        unsigned ns = sn_server_pollfds(d, &p[P_SRV], 1 + SN_MAX_CLIENTS);
+        unsigned ns = sn_server_pollfds(&d->srv, &p[P_SRV], 1 + SN_MAX_CLIENTS);
         if (poll(p, P_SRV + ns, poll_timeout(d, now)) < 0 && errno != EINTR) {
             sn_log(d, false, "poll: %m");
             usleep(10000);
@@ -255,7 +255,7 @@ int sn_dev_run(struct sn_dev *d, int sigfd)
         sfc_step(&d->c, now);
         if (d->c.phase == SFC_UP)
             service(d, sf_now_ms()); /* after the step: requests it issued are not in the future */
-        sn_server_events(d, &p[P_SRV], ns, sf_now_ms());
+        sn_server_events(&d->srv, &p[P_SRV], ns, sf_now_ms());
     }
     sfc_end(&d->c);
     return 0;
@@ -265,14 +265,8 @@ int sn_dev_open(struct sn_dev *d, const struct sn_config *cfg)
 {
     memset(d, 0, sizeof(*d));
     d->cfg = *cfg;
-    d->lfd = -1;
+    d->srv.lfd = -1;
     d->host = (struct sn_host){.arg = d, .log = stream_log, .capture = sn_server_capture};
-    d->msg = malloc(SNP_MAX_MSG);
-    d->out = malloc(SNP_MAX_MSG);
-    if (!d->msg || !d->out) {
-        sn_log(d, false, "out of memory");
-        return -1;
-    }
     struct sfc_config cc = {
         .device = cfg->device, .deadline_ms = cfg->deadline_ms, .log = log_sink, .log_arg = d};
     if (sfc_open(&d->c, &sn_conn_ops, d, &cc) < 0)
@@ -291,7 +285,8 @@ int sn_dev_open(struct sn_dev *d, const struct sn_config *cfg)
         sn_log(d, false, "open %s: %m", !d->gs ? "gntalloc (xengntshr_open)" : "xenevtchn_open");
         return -1;
     }
-    if (sn_server_open(d) < 0)
+    d->host.capture_arg = &d->srv;
+    if (sn_server_open(&d->srv, cfg->socket, d->st, d->nst, log_sink, d) < 0)
         return -1;
     sn_log(d, false, "card '%s': %u stream%s; programs connect at %s%s", d->card.short_name, d->nst,
            d->nst == 1 ? "" : "s", cfg->socket,
@@ -303,7 +298,7 @@ void sn_dev_close(struct sn_dev *d)
 {
     if (!d)
         return;
-    sn_server_close(d);
+    sn_server_close(&d->srv);
     for (unsigned i = 0; i < d->nst; i++)
         sn_stream_free(&d->st[i]);
     d->nst = 0;
@@ -314,7 +309,4 @@ void sn_dev_close(struct sn_dev *d)
     sfc_close(&d->c);
     d->xce = NULL;
     d->gs = NULL;
-    free(d->msg);
-    free(d->out);
-    d->msg = d->out = NULL;
 }

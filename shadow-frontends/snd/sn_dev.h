@@ -11,13 +11,12 @@
 #define SN_DEV_H
 
 #include "sf_conn.h"
+#include "sn_server.h"
 #include "sn_stream.h"
 #include "snd_card.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#define SN_MAX_CLIENTS 64u
 
 struct sn_config {
     const char *device;   /* the frontend dir, e.g. device/vsnd/0 */
@@ -25,14 +24,6 @@ struct sn_config {
     unsigned deadline_ms; /* a request unanswered this long: the backend hangs */
     bool shadow;          /* off: restart only (streams are not reopened) */
     bool verbose;
-};
-
-struct sn_client {
-    int fd;
-    int role;       /* SNP_ROLE_*, 0 before HELLO */
-    int stream;     /* PCM: the stream index, -1 none */
-    unsigned pid;   /* as the client said, for the log */
-    uint64_t drops; /* capture DATA it did not take in time */
 };
 
 struct sn_dev {
@@ -45,11 +36,7 @@ struct sn_dev {
     struct sn_stream st[SNDC_MAX_STREAMS];
     unsigned nst;
 
-    int lfd; /* the listening socket */
-    struct sn_client cl[SN_MAX_CLIENTS];
-    unsigned ncl;
-    uint8_t *msg; /* one message in (SNP_MAX_MSG) */
-    uint8_t *out; /* one capture message out (SNP_MAX_MSG) */
+    struct sn_server srv; /* the programs' socket */
     bool stop;
 };
 
@@ -61,16 +48,5 @@ void sn_dev_close(struct sn_dev *d);
 
 void sn_log(const struct sn_dev *d, bool verbose_only, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* sn_server.c: the programs' socket. */
-int sn_server_open(struct sn_dev *d);
-void sn_server_close(struct sn_dev *d);
-/* pollfds for the listener and every client: how many were filled. */
-unsigned sn_server_pollfds(const struct sn_dev *d, struct pollfd *p, unsigned max);
-/* Act on what poll said of them (p as filled). */
-void sn_server_events(struct sn_dev *d, const struct pollfd *p, unsigned n, uint64_t now);
-/* Captured audio for the stream's program (sn_host.capture). */
-void sn_server_capture(void *arg, struct sn_stream *s, uint64_t pos, const uint8_t *data,
-                       uint32_t frames);
 
 #endif

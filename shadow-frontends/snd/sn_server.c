@@ -5,9 +5,12 @@
  * client, never the daemon.
  */
 #define _GNU_SOURCE
-#include "sn_dev.h"
+#include "sn_server.h"
+
+#include "sf_log.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -20,7 +23,17 @@
 
 #define SOCK_BUF (1u << 20) /* asked for each client socket: audio ahead of the clock */
 
-static void mkdir_parent(const struct sn_dev *d, const char *path)
+static void slog(const struct sn_server *d, enum sf_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void slog(const struct sn_server *d, enum sf_log_level level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sf_vlogf(d->log, d->log_arg, level, fmt, ap);
+    va_end(ap);
+}
+
+static void mkdir_parent(const struct sn_server *d, const char *path)
 {
     char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
     snprintf(dir, sizeof(dir), "%s", path);
@@ -29,27 +42,41 @@ static void mkdir_parent(const struct sn_dev *d, const char *path)
         return;
     *slash = 0;
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-        sn_log(d, false, "mkdir %s: %m", dir);
+        slog(d, SF_LOG_ERR, "mkdir %s: %m", dir);
 }
 
-int sn_server_open(struct sn_dev *d)
+int sn_server_open(struct sn_server *d, const char *path, struct sn_stream *st, unsigned nst,
+                   sf_log_sink *log, void *log_arg)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(d->cfg.socket) >= sizeof(a.sun_path)) {
-        sn_log(d, false, "socket path %s: longer than %zu bytes", d->cfg.socket,
-               sizeof(a.sun_path) - 1);
+    memset(d, 0, sizeof(*d));
+    d->lfd = -1;
+    d->path = path;
+    d->st = st;
+    d->nst = nst;
+    d->log = log;
+    d->log_arg = log_arg;
+    d->msg = malloc(SNP_MAX_MSG);
+    d->out = malloc(SNP_MAX_MSG);
+    if (!d->msg || !d->out) {
+        slog(d, SF_LOG_ERR, "out of memory");
         return -1;
     }
-    snprintf(a.sun_path, sizeof(a.sun_path), "%s", d->cfg.socket);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(d->path) >= sizeof(a.sun_path)) {
+        slog(d, SF_LOG_ERR, "socket path %s: longer than %zu bytes", d->path,
+             sizeof(a.sun_path) - 1);
+        return -1;
+    }
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", d->path);
     mkdir_parent(d, a.sun_path);
     d->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (d->lfd < 0) {
-        sn_log(d, false, "socket: %m");
+        slog(d, SF_LOG_ERR, "socket: %m");
         return -1;
     }
     unlink(a.sun_path); /* a socket left by an earlier run */
     if (bind(d->lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(d->lfd, 16) < 0) {
-        sn_log(d, false, "bind/listen %s: %m", a.sun_path);
+        slog(d, SF_LOG_ERR, "bind/listen %s: %m", a.sun_path);
         return -1;
     }
     /* Programs of every user of the guest play sound, as through a card's
@@ -58,18 +85,19 @@ int sn_server_open(struct sn_dev *d)
     return 0;
 }
 
-static void drop_client(struct sn_dev *d, unsigned i, uint64_t now, const char *why)
+static void drop_client(struct sn_server *d, unsigned i, uint64_t now, const char *why)
 {
     struct sn_client *c = &d->cl[i];
     if (why)
-        sn_log(d, false, "client (pid %u): %s; closing it", c->pid, why);
+        slog(d, SF_LOG_ERR, "client (pid %u): %s; closing it", c->pid, why);
     if (c->role == SNP_ROLE_PCM && c->stream >= 0) {
         struct sn_stream *s = &d->st[c->stream];
         if (s->client == c)
             sn_stream_detach(s, now);
         if (c->drops)
-            sn_log(d, true, "stream %u: %llu capture periods its program did not take in time",
-                   c->stream, (unsigned long long)c->drops);
+            slog(d, SF_LOG_DEBUG,
+                 "stream %u: %llu capture periods its program did not take in time", c->stream,
+                 (unsigned long long)c->drops);
     }
     close(c->fd);
     /* Keep the table dense; a stream's client pointer follows its entry. */
@@ -78,28 +106,31 @@ static void drop_client(struct sn_dev *d, unsigned i, uint64_t now, const char *
         d->st[d->cl[i].stream].client = &d->cl[i];
 }
 
-void sn_server_close(struct sn_dev *d)
+void sn_server_close(struct sn_server *d)
 {
     while (d->ncl)
         drop_client(d, d->ncl - 1, 0, NULL);
     if (d->lfd >= 0) {
         close(d->lfd);
-        unlink(d->cfg.socket);
+        unlink(d->path);
     }
     d->lfd = -1;
+    free(d->msg);
+    free(d->out);
+    d->msg = d->out = NULL;
 }
 
-static void accept_all(struct sn_dev *d)
+static void accept_all(struct sn_server *d)
 {
     for (;;) {
         int fd = accept4(d->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno != EAGAIN && errno != EINTR)
-                sn_log(d, false, "accept: %m");
+                slog(d, SF_LOG_ERR, "accept: %m");
             return;
         }
         if (d->ncl == SN_MAX_CLIENTS) {
-            sn_log(d, false, "more than %u clients: refusing one", SN_MAX_CLIENTS);
+            slog(d, SF_LOG_ERR, "more than %u clients: refusing one", SN_MAX_CLIENTS);
             close(fd);
             continue;
         }
@@ -110,20 +141,21 @@ static void accept_all(struct sn_dev *d)
     }
 }
 
-static void send_msg(struct sn_dev *d, struct sn_client *c, const void *m, size_t len)
+static void send_msg(struct sn_server *d, struct sn_client *c, const void *m, size_t len)
 {
     if (send(c->fd, m, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EPIPE)
-        sn_log(d, false, "client (pid %u): send: %m", c->pid);
+        slog(d, SF_LOG_ERR, "client (pid %u): send: %m", c->pid);
 }
 
-static void reply(struct sn_dev *d, struct sn_client *c, uint32_t seq, int status, uint32_t streams)
+static void reply(struct sn_server *d, struct sn_client *c, uint32_t seq, int status,
+                  uint32_t streams)
 {
     struct snp_reply r = {
         .h = {.type = SNP_REPLY, .seq = seq}, .status = status, .streams = streams};
     send_msg(d, c, &r, sizeof(r));
 }
 
-static int find_stream(const struct sn_dev *d, uint32_t pcm, uint32_t capture)
+static int find_stream(const struct sn_server *d, uint32_t pcm, uint32_t capture)
 {
     for (unsigned i = 0; i < d->nst; i++)
         if (d->st[i].cfg.pcm_idx == pcm && d->st[i].cfg.capture == (capture != 0))
@@ -131,7 +163,7 @@ static int find_stream(const struct sn_dev *d, uint32_t pcm, uint32_t capture)
     return -1;
 }
 
-static const char *hello(struct sn_dev *d, struct sn_client *c, const struct snp_hello *h,
+static const char *hello(struct sn_server *d, struct sn_client *c, const struct snp_hello *h,
                          uint64_t now)
 {
     if (c->role)
@@ -159,14 +191,14 @@ static const char *hello(struct sn_dev *d, struct sn_client *c, const struct snp
         s->client = c;
         sn_stream_end_drain(s, now); /* the last program's tail, if it still plays */
         sn_stream_caps(s, &caps);
-        sn_log(d, true, "stream %d (%u/%u, %s): opened by pid %u", i, s->cfg.pcm_idx, s->cfg.idx,
-               s->cfg.capture ? "capture" : "playback", c->pid);
+        slog(d, SF_LOG_DEBUG, "stream %d (%u/%u, %s): opened by pid %u", i, s->cfg.pcm_idx,
+             s->cfg.idx, s->cfg.capture ? "capture" : "playback", c->pid);
     }
     send_msg(d, c, &caps, sizeof(caps));
     return NULL;
 }
 
-static const char *vol_get(struct sn_dev *d, struct sn_client *c, const struct snp_vol_ask *a)
+static const char *vol_get(struct sn_server *d, struct sn_client *c, const struct snp_vol_ask *a)
 {
     struct snp_vol v = {.h = {.type = SNP_VOL, .seq = a->h.seq}};
     if (a->stream >= d->nst) {
@@ -185,7 +217,7 @@ static const char *vol_get(struct sn_dev *d, struct sn_client *c, const struct s
 }
 
 /* One message from a client; NULL, or why the client is closed. */
-static const char *dispatch(struct sn_dev *d, struct sn_client *c, const uint8_t *m, size_t n,
+static const char *dispatch(struct sn_server *d, struct sn_client *c, const uint8_t *m, size_t n,
                             uint64_t now)
 {
     struct snp_hdr h;
@@ -262,7 +294,7 @@ static const char *dispatch(struct sn_dev *d, struct sn_client *c, const uint8_t
     }
 }
 
-static bool serve(struct sn_dev *d, unsigned i, uint64_t now)
+static bool serve(struct sn_server *d, unsigned i, uint64_t now)
 {
     struct sn_client *c = &d->cl[i];
     for (int k = 0; k < 64; k++) {
@@ -290,7 +322,7 @@ static bool serve(struct sn_dev *d, unsigned i, uint64_t now)
     return true;
 }
 
-unsigned sn_server_pollfds(const struct sn_dev *d, struct pollfd *p, unsigned max)
+unsigned sn_server_pollfds(const struct sn_server *d, struct pollfd *p, unsigned max)
 {
     unsigned n = 0;
     if (max == 0)
@@ -301,7 +333,7 @@ unsigned sn_server_pollfds(const struct sn_dev *d, struct pollfd *p, unsigned ma
     return n;
 }
 
-void sn_server_events(struct sn_dev *d, const struct pollfd *p, unsigned n, uint64_t now)
+void sn_server_events(struct sn_server *d, const struct pollfd *p, unsigned n, uint64_t now)
 {
     if (n == 0)
         return;
@@ -322,7 +354,7 @@ void sn_server_events(struct sn_dev *d, const struct pollfd *p, unsigned n, uint
 void sn_server_capture(void *arg, struct sn_stream *s, uint64_t pos, const uint8_t *data,
                        uint32_t frames)
 {
-    struct sn_dev *d = arg;
+    struct sn_server *d = arg;
     struct sn_client *c = s->client;
     if (!c || !s->fb)
         return;
@@ -336,7 +368,7 @@ void sn_server_capture(void *arg, struct sn_stream *s, uint64_t pos, const uint8
         size_t len = sizeof(h) + (size_t)m * s->fb;
         if (send(c->fd, out, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
             if (errno != EAGAIN && errno != EPIPE)
-                sn_log(d, false, "client (pid %u): send: %m", c->pid);
+                slog(d, SF_LOG_ERR, "client (pid %u): send: %m", c->pid);
             c->drops++; /* it does not read: that audio is lost to it, as on a card */
         }
         k += m;

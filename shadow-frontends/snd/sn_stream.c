@@ -273,7 +273,7 @@ static void on_rsp(void *arg, uint64_t tag, const struct xensnd_resp *rsp)
         } else if (op == XENSND_OP_READ && s->fb && off + len <= s->data_sz && s->client) {
             /* Copied out of the shared buffer by the host before the next READ
              * can land there. */
-            s->host->capture(s->host->arg, s, s->rd_pos, s->r.buf + off, len / s->fb);
+            s->host->capture(s->host->capture_arg, s, s->rd_pos, s->r.buf + off, len / s->fb);
         }
         if (op == XENSND_OP_READ && s->fb)
             s->rd_pos += len / s->fb;

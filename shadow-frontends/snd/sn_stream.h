@@ -47,8 +47,9 @@ struct sn_host {
     /* A line for the log (no newline). */
     void (*log)(void *arg, const struct sn_stream *s, bool error, const char *msg);
     /* Captured frames for the stream's program, from stream position pos. */
-    void (*capture)(void *arg, struct sn_stream *s, uint64_t pos, const uint8_t *data,
+    void (*capture)(void *capture_arg, struct sn_stream *s, uint64_t pos, const uint8_t *data,
                     uint32_t frames);
+    void *capture_arg;
 };
 
 struct sn_stream {
