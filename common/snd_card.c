@@ -134,6 +134,7 @@ static int parse_rates(struct rd *r, const char *dir, const char *v, struct sndc
 
 static int parse_formats(struct rd *r, const char *dir, const char *v, uint64_t *out)
 {
+    *out = 0;
     char *copy = strdup(v), *save = NULL;
     if (!copy)
         return fail(r, ENOMEM, "out of memory");
@@ -235,8 +236,8 @@ static int read_level(struct rd *r, const char *dir, const struct sndc_params *p
         return fail(r, EINVAL,
                     "%s: channels %u..%u are empty or not inside %u..%u of the level above", dir,
                     out->ch_min, out->ch_max, parent->ch_min, parent->ch_max);
-    if (read_num(r, dir, PVK_SND_BUFFER_SIZE, 1, root ? SNDC_MAX_BUFFER : parent->buffer_size,
-                 &set, &n) < 0)
+    if (read_num(r, dir, PVK_SND_BUFFER_SIZE, 1, root ? SNDC_MAX_BUFFER : parent->buffer_size, &set,
+                 &n) < 0)
         return -1;
     if (set)
         out->buffer_size = (uint32_t)n;
