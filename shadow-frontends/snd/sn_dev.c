@@ -21,7 +21,6 @@
 
 #define SNDIF_VERSION 2u /* the event page: positions from the backend's clock */
 #define IDLE_MS       1000u
-#define RUN_TICK_MS   50u /* while a stream runs: stall checks */
 
 static void log_sink(void *arg, enum sf_log_level level, const char *msg)
 {
@@ -63,10 +62,18 @@ static int sn_setup(void *arg, struct sfx *x, char *why, size_t len)
         sn_log(d, false, "backend %s: %s: %m; retrying", x->be, "versions");
         return -1;
     }
-    if (r == 0) {
+    if (r == 0 && d->c.rec.state == SF_CONNECTING) {
         snprintf(why, len, "backend offers sndif versions '%s'; this frontend needs %u", seen,
                  SNDIF_VERSION);
         return SFC_MISMATCH;
+    }
+    if (r == 0) {
+        /* The card has run on version 2: a backend that does not offer it is
+         * a bad backend, not another card. Wait for it to, or for the
+         * toolstack's next one, rather than fail for good. */
+        sn_log(d, false, "backend %s offers sndif versions '%s'; this frontend needs %u; retrying",
+               x->be, seen, SNDIF_VERSION);
+        return -1;
     }
     for (unsigned i = 0; i < d->nst; i++)
         if (sn_stream_setup(&d->st[i], d->gs, d->xce, x->be_id) < 0) {
@@ -212,12 +219,8 @@ static void service(struct sn_dev *d, uint64_t now)
 static int poll_timeout(const struct sn_dev *d, uint64_t now)
 {
     unsigned t = (unsigned)sfc_timeout(&d->c, now, IDLE_MS);
-    for (unsigned i = 0; i < d->nst; i++) {
-        const struct sn_stream *s = &d->st[i];
-        if (s->run == SN_RUNNING && t > RUN_TICK_MS)
-            t = RUN_TICK_MS;
-        t = sn_stream_timeout(s, now, t);
-    }
+    for (unsigned i = 0; i < d->nst; i++)
+        t = sn_stream_timeout(&d->st[i], now, d->cfg.deadline_ms, t);
     return (int)t;
 }
 

@@ -693,11 +693,19 @@ bool sn_stream_stalled(const struct sn_stream *s, uint64_t now, unsigned deadlin
     return true;
 }
 
-unsigned sn_stream_timeout(const struct sn_stream *s, uint64_t now, unsigned cap)
+unsigned sn_stream_timeout(const struct sn_stream *s, uint64_t now, unsigned deadline_ms,
+                           unsigned cap)
 {
+    uint64_t due = UINT64_MAX;
     if (s->run == SN_DRAINING)
-        return s->drain_until > now
-                   ? (unsigned)(s->drain_until - now < cap ? s->drain_until - now : cap)
-                   : 0;
-    return cap;
+        due = s->drain_until;
+    /* The moment its position would be overdue (sn_stream_stalled), and no
+     * turn before: while events come, they wake the loop. */
+    if (s->up && s->be == SN_BE_OPEN && s->be_started && !s->be_paused &&
+        (s->run == SN_RUNNING || s->run == SN_DRAINING) && s->evt_ms + deadline_ms < due)
+        due = s->evt_ms + deadline_ms;
+    if (due == UINT64_MAX)
+        return cap;
+    uint64_t left = due > now ? due - now : 0;
+    return left < cap ? (unsigned)left : cap;
 }

@@ -150,8 +150,9 @@ bool sn_stream_oldest(const struct sn_stream *s, uint64_t *since);
 bool sn_stream_restored(const struct sn_stream *s);
 /* The stream's clock position now (frames). */
 uint64_t sn_stream_clock(const struct sn_stream *s, uint64_t now_ns);
-/* ms until the stream next needs a turn without any event (drain's end),
- * at most cap. */
-unsigned sn_stream_timeout(const struct sn_stream *s, uint64_t now, unsigned cap);
+/* ms until the stream next needs a turn without any event (a drain's end,
+ * the moment its position would be overdue), at most cap. */
+unsigned sn_stream_timeout(const struct sn_stream *s, uint64_t now, unsigned deadline_ms,
+                           unsigned cap);
 
 #endif
