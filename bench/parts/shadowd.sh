@@ -43,6 +43,8 @@ until_ok() {
     return 1
 }
 sdq() { "$SHADOWCTL" -s "$W/run/shadowd.sock" status --json | jq -r ".domains[0] | $1"; }
+# (until_ok runs its command again each time: a function, not a $(...) read once)
+_up() { [ "$(sdq '"\(.state) \(.heartbeat.seen)"')" = "up true" ]; }
 fe() { xenstore-read "/local/domain/$G/device/vbd/$DEV/$1" 2>/dev/null; }
 
 # Ready for the next crash: up, heartbeat seen, the backoff streak over (so
@@ -87,7 +89,7 @@ EOF
     "$SHADOWD" -c "$W/shadowd.conf" >>"$W/shadowd.log" 2>&1 &
     SD_PID=$!
     until_ok 10 "$SHADOWCTL" -s "$W/run/shadowd.sock" status || die "shadowd did not start"
-    until_ok 15 test "$(sdq '"\(.state) \(.heartbeat.seen)"')" = "up true" || die "drv not up"
+    until_ok 15 _up || die "drv not up"
     local d img=$W/disk.img
     d=$(sdq .domid)
     truncate -s 64M "$img"
