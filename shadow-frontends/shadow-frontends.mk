@@ -83,12 +83,15 @@ $(SF_NET_TPROGS): $(TBIN)/frontends/%: $(OBJ)/tests/frontends/%.o $(SF_NET_LIB) 
 ALL_TARGETS += $(SF_NET_LIB) $(BIN)/understudy-netfront $(SF_NET_TPROGS)
 
 # snd/: the sndif class, a daemon per virtual sound card (understudy-sndfront)
-# and the ALSA plugin programs play and capture through. The plugin is loaded
-# into Debian's aplay, arecord, mpg123 and sox, so it is built without
-# sanitizers (as the tests' usclock). Without ALSA's headers neither is built.
-SF_SND_SRCS := $(filter-out %/understudy-sndfront.c %/pcm_understudy.c,$(wildcard $(SF)/snd/*.c))
+# and the ALSA plugins programs play and capture through (pcm_understudy.c)
+# and set its volume through (ctl_understudy.c). The plugins are loaded into
+# Debian's aplay, arecord, mpg123, sox, amixer and alsamixer, so they are built
+# without sanitizers (as the tests' usclock). Without ALSA's headers none is built.
+SF_SND_SRCS := $(filter-out %/understudy-sndfront.c %/pcm_understudy.c %/ctl_understudy.c,\
+                 $(wildcard $(SF)/snd/*.c))
 SF_SND_LIB := $(LIB)/libunderstudy-sfsnd.a
 SF_SND_PLUGIN := $(LIB)/libasound_module_pcm_understudy.so
+SF_SND_CTL_PLUGIN := $(LIB)/libasound_module_ctl_understudy.so
 $(OBJ)/pic/$(SF)/snd/%.o $(OBJ)/$(SF)/snd/%.o: CPPFLAGS += -I$(SF)/snd
 $(OBJ)/tests/frontends/snd%.o: CPPFLAGS += -I$(SF)/snd
 
@@ -107,5 +110,19 @@ $(SF_SND_PLUGIN): $(SF)/snd/pcm_understudy.c $(SF)/snd/sn_proto.h common/snd_als
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS_BASE)) $(CPPFLAGS) -O2 -fPIC -DPIC -shared $< -o $@ \
 	    -lasound
 
+$(SF_SND_CTL_PLUGIN): $(SF)/snd/ctl_understudy.c $(SF)/snd/sn_proto.h
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS_BASE)) $(CPPFLAGS) -O2 -fPIC -DPIC -shared $< -o $@ \
+	    -lasound
+
 SF_SND_ON := $(wildcard /usr/include/alsa/pcm_ioplug.h)
-ALL_TARGETS += $(if $(SF_SND_ON),$(SF_SND_LIB) $(BIN)/understudy-sndfront $(SF_SND_PLUGIN))
+ALL_TARGETS += $(if $(SF_SND_ON),$(SF_SND_LIB) $(BIN)/understudy-sndfront $(SF_SND_PLUGIN) \
+                                 $(SF_SND_CTL_PLUGIN))
+
+# The hostile sndif backend the frontend's tests run as a driver domain's main
+# process (tests/frontends/sndhostile.c): Debian's Xen libraries, nothing of the class.
+$(TBIN)/frontends/sndhostile: $(OBJ)/tests/frontends/sndhostile.o $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
+
+ALL_TARGETS += $(if $(SF_SND_ON),$(TBIN)/frontends/sndhostile)

@@ -299,17 +299,29 @@ static void on_evt(void *arg, uint64_t position)
     struct sn_stream *s = e->s;
     if (e->bad)
         return;
-    if (!s->fb || s->be != SN_BE_OPEN) {
-        snprintf(e->why, e->len, "a position event (%" PRIu64 ") for a stream not open", position);
+    /* A CLOSE in flight, or answered this turn: until the backend read it, it
+     * may have reported the closed OPEN's position. Nothing to act on. */
+    if (s->be == SN_BE_CLOSING || s->be == SN_BE_CLOSED)
+        return;
+    /* OPENING too: its answer may be held back while its events are not. */
+    if (!s->fb) {
+        snprintf(e->why, e->len, "a position event (%" PRIu64 ") for a stream never opened",
+                 position);
         e->bad = true;
         return;
     }
-    uint64_t f = position / s->fb;
-    if (position % s->fb || f < s->bepos || (!s->cfg.capture && f > s->sent - s->base)) {
+    /* Playback: never past what was sent. Capture: never more than the time
+     * since the start at the stream's rate, and a buffer. */
+    uint64_t f = position / s->fb, limit = s->sent - s->base;
+    if (s->cfg.capture) {
+        uint64_t clk = sn_stream_clock(s, now_ns());
+        limit = (clk > s->base ? clk - s->base : 0) + s->hw.buffer_frames;
+    }
+    if (position % s->fb || f < s->bepos || f > limit) {
         snprintf(e->why, e->len,
                  "position %" PRIu64 " octets: not a whole frame, behind the last (%" PRIu64
-                 " frames) or past what was sent (%" PRIu64 ")",
-                 position, s->bepos, s->sent - s->base);
+                 " frames) or past what it can be (%" PRIu64 " frames)",
+                 position, s->bepos, limit);
         e->bad = true;
         return;
     }

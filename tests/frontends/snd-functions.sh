@@ -6,11 +6,18 @@
 #
 #   snd_fe_setup [FRONT-ARGS...]   snd_setup (the clocked PCM's capture: capture clock),
 #                          the sim, the guest (its frontend on device/vsnd/$DEV, socket
-#                          $SOCK) and driver domain drv0 with sndback; waits until the
-#                          card is live. Sets guest, drv.
+#                          $SOCK) and driver domain drv0 with sndback (SND_FE_DRV=FUNC:
+#                          drv0 started by FUNC NAME instead of sndback_dom); waits until
+#                          the card is live. Sets guest, drv.
+#   snd_fe_asoundrc        (by snd_fe_setup) the card for programs in ~/.asoundrc, on $SOCK:
+#                          pcm.understudy (the shadow PCM) and ctl.understudy (its mixer)
 #   sndback_dom NAME       a driver domain whose main process is sndback, started once
 #                          its backend dir is written (go file); prints the domid
 #   sndback_go NAME GUEST DEVID   write go.NAME (its backend dir)
+#   sndhostile_dom NAME SEED SECONDS   as sndback_dom, with a hostile backend (sndhostile,
+#                          tests/frontends/sndhostile.c) for SECONDS; its output in
+#                          $TEST_TMP/NAME.out (not a .log: its own sanitizer reports are not
+#                          the frontend's)
 #   vsnd_be_add GUEST DRV DEVID   only the backend dir (a new driver domain's)
 #   replace_sndback OLD NEW GUEST   destroy OLD if it is there, start NEW with sndback and
 #                          its backend dir, rewire the frontend dir in place; prints NEW's domid
@@ -21,14 +28,18 @@
 
 SNDFRONT=$BUILD/bin/understudy-sndfront
 SND_PCM_SO=$BUILD/lib/libasound_module_pcm_understudy.so
+SND_CTL_SO=$BUILD/lib/libasound_module_ctl_understudy.so
 SOCK=$TEST_TMP/vsnd.sock
 
-# The card's PCMs for programs: understudy (the shadow PCM, exact formats) and
-# plug:understudy through alsa-lib's converters, beside the clocked test PCM.
+# The card for programs, beside the clocked test PCM: its PCM understudy (the
+# shadow PCM, exact formats; plug:understudy through alsa-lib's converters) and
+# its mixer understudy (the shadow mixer: amixer -D understudy).
 snd_fe_asoundrc() {
     cat >>"$HOME/.asoundrc" <<EOF
 pcm_type.understudy { lib "$SND_PCM_SO" }
 pcm.understudy { type understudy; socket "$SOCK"; device 0 }
+ctl_type.understudy { lib "$SND_CTL_SO" }
+ctl.understudy { type understudy; socket "$SOCK" }
 EOF
 }
 
@@ -44,6 +55,12 @@ sndback_dom() {
     new_dom "$name" sh -c \
         'f=$1; shift; while [ ! -s "$f" ]; do sleep 0.02; done; exec "$@" --backend "$(cat "$f")"' \
         sh "$TEST_TMP/go.$name" "$SNDBACK"
+}
+sndhostile_dom() {
+    local name=$1
+    "$XENSIM" create --name "$name" --log "$TEST_TMP/$name.out" -- sh -c \
+        'f=$1; shift; while [ ! -s "$f" ]; do sleep 0.02; done; exec "$1" "$(cat "$f")" "$2" "$3"' \
+        sh "$TEST_TMP/go.$name" "$TPROG/frontends/sndhostile" "$2" "$3"
 }
 sndback_go() { vsnd_be "$(xensim_domid "$1")" "$2" "$3" >"$TEST_TMP/go.$1.tmp" && mv "$TEST_TMP/go.$1.tmp" "$TEST_TMP/go.$1"; }
 xensim_domid() { "$XENSIM" info "$1" | sed -n 's/^domid=//p'; }
@@ -92,7 +109,7 @@ snd_fe_setup() {
     start_sim
     on_exit '[ "$rc" -eq 0 ] || snd_dump_logs'
     guest=$(sndfront_dom guest "$@")
-    drv=$(sndback_dom drv0)
+    drv=$("${SND_FE_DRV:-sndback_dom}" drv0)
     vsnd_add "$guest" "$drv" "$DEV"
     xenstore-write "$(vsnd_fe "$guest" "$DEV")/shadow/generation" 0
     sndback_go drv0 "$guest" "$DEV"
