@@ -24,7 +24,7 @@ bad "file must be a non-empty string" p 'file ""'
 bad "file must be a non-empty string" p 'file 5'
 bad "file $TEST_TMP/no/such/dir/rec: No such file or directory" p "file \"$TEST_TMP/no/such/dir/rec\""
 bad "truncate must be a boolean" p 'truncate "maybe"'
-bad "capture must be counter, silence or file" c 'capture "noise"'
+bad "capture must be counter, clock, silence or file" c 'capture "noise"'
 bad "capture file needs capture_file" c 'capture file'
 bad "capture_file is only used with capture file" c 'capture_file "/dev/null"'
 bad "capture_file $TEST_TMP/missing.raw: No such file or directory" c "capture file capture_file \"$TEST_TMP/missing.raw\""
