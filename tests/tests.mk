@@ -21,11 +21,13 @@ ALL_TARGETS += $(XSIM_TPROGS)
 # the sound tests skip.
 SND := tests/snd
 SND_PLUGIN := $(TBIN)/snd/libasound_module_pcm_usclock.so
-SND_PLUGIN_SRCS := $(SND)/usclock.c $(SND)/usclock_conf.c $(SND)/usclock_rec.c $(SND)/framecode.c
+SND_PLUGIN_SRCS := $(SND)/usclock.c $(SND)/usclock_conf.c $(SND)/usclock_rec.c $(SND)/framecode.c \
+                   common/pcm_clock.c
 # -DPIC: alsa/global.h then exports the versioned entry symbol a dlopen()ed plugin needs.
-$(SND_PLUGIN): $(SND_PLUGIN_SRCS) $(wildcard $(SND)/*.h)
+$(SND_PLUGIN): $(SND_PLUGIN_SRCS) $(wildcard $(SND)/*.h) common/pcm_clock.h
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS_BASE)) -O2 -fPIC -DPIC -shared $(SND_PLUGIN_SRCS) -o $@ -lasound
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS_BASE)) -Icommon -O2 -fPIC -DPIC -shared $(SND_PLUGIN_SRCS) \
+	    -o $@ -lasound
 
 $(TBIN)/snd/sndgen: $(OBJ)/$(SND)/sndgen.o $(OBJ)/$(SND)/framecode.o $(OBJ)/$(SND)/wav.o
 	@mkdir -p $(dir $@)

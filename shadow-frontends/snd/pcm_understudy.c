@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +34,7 @@
 #include <alsa/asoundlib.h>
 #include <alsa/pcm_external.h>
 
+#include "pcm_clock.h"
 #include "sn_proto.h"
 #include "snd_alsa.h"
 
@@ -43,7 +43,8 @@
 
 struct snplug {
     snd_pcm_ioplug_t io;
-    int sock, tfd;
+    int sock;
+    struct pcm_clock clk; /* the stream's clock; its timerfd is the poll fd */
     uint32_t seq;
     struct snp_caps caps;
     int sfmt;      /* XENSND_PCM_FORMAT_* of the stream */
@@ -52,52 +53,14 @@ struct snplug {
     uint8_t *ring; /* capture: buffer_size frames, interleaved */
     snd_pcm_uframes_t ring_frames;
     snd_pcm_uframes_t boundary, stop_threshold, avail_min;
-    uint64_t hw, appl;  /* frames since prepare: clocked, transferred */
-    uint64_t t0, ticks; /* ns of tick 0 (moved on by pauses), ticks since */
-    uint64_t paused_at;
-    int running, xrun;
+    uint64_t hw, appl; /* frames since prepare: clocked, transferred */
+    int xrun;
     /* capture: frames from the daemon, oldest first */
     uint8_t *cf;
     size_t cf_size, cf_head, cf_len;
     int primed;
     int gone; /* the daemon closed the socket: said once */
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t tick_ns(const struct snplug *u, uint64_t k)
-{
-    unsigned __int128 f = (unsigned __int128)k * u->io.period_size * 1000000000u;
-    return (uint64_t)(f / u->io.rate);
-}
-
-static void arm_at(struct snplug *u, uint64_t at_ns)
-{
-    struct itimerspec its = {0};
-    its.it_value.tv_sec = (time_t)(at_ns / 1000000000u);
-    its.it_value.tv_nsec = (long)(at_ns % 1000000000u);
-    if (at_ns == 0)
-        its.it_value.tv_nsec = 1; /* 0 would disarm */
-    timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
-static void disarm(struct snplug *u)
-{
-    struct itimerspec its = {0};
-    timerfd_settime(u->tfd, 0, &its, NULL);
-}
-
-static void clear_tfd(struct snplug *u)
-{
-    uint64_t n;
-    while (read(u->tfd, &n, sizeof(n)) == (ssize_t)sizeof(n))
-        ;
-}
 
 /* ---- the daemon ---- */
 
@@ -213,9 +176,9 @@ static int ask(struct snplug *u, void *m, size_t len, void *r, size_t rlen, cons
     int e = send_msg(u, m, len, what);
     if (e < 0)
         return e == -EAGAIN ? -EIO : e;
-    uint64_t end = now_ns() + (uint64_t)SNP_REPLY_MS * 1000000u;
+    uint64_t end = pcm_clock_now() + (uint64_t)SNP_REPLY_MS * 1000000u;
     for (;;) {
-        uint64_t now = now_ns();
+        uint64_t now = pcm_clock_now();
         if (now >= end) {
             SNDERR("understudy: %s: no answer from understudy-sndfront in %u ms", what,
                    SNP_REPLY_MS);
@@ -298,7 +261,7 @@ static void tick(struct snplug *u)
     if (u->io.stream == SND_PCM_STREAM_CAPTURE)
         capture_period(u);
     u->hw += u->io.period_size;
-    u->ticks++;
+    pcm_clock_took(&u->clk);
     int64_t avail;
     if (u->io.stream == SND_PCM_STREAM_PLAYBACK)
         avail = (int64_t)u->io.buffer_size - (int64_t)(u->appl - u->hw);
@@ -307,31 +270,31 @@ static void tick(struct snplug *u)
     /* While draining, ioplug itself stops the stream once it is empty. */
     if (u->io.state == SND_PCM_STATE_RUNNING && avail >= (int64_t)u->stop_threshold) {
         u->xrun = 1;
-        u->running = 0;
-        arm_at(u, 0); /* a poller wakes to POLLERR, as on a card */
+        u->clk.running = false;
+        pcm_clock_wake_now(&u->clk); /* a poller wakes to POLLERR, as on a card */
     }
 }
 
 /* The poll fd is ready when avail_min frames can move, as a card's is. */
 static void rearm(struct snplug *u)
 {
-    if (!u->running)
+    if (!u->clk.running)
         return;
     if (u->io.state != SND_PCM_STATE_DRAINING && avail_now(u) >= u->avail_min)
-        arm_at(u, 0);
+        pcm_clock_wake_now(&u->clk);
     else
-        arm_at(u, u->t0 + tick_ns(u, u->ticks + 1));
+        pcm_clock_wake_at_next(&u->clk);
 }
 
 static void advance(struct snplug *u)
 {
     if (u->io.stream == SND_PCM_STREAM_CAPTURE)
         drain_socket(u);
-    if (!u->running)
+    if (!u->clk.running)
         return;
-    clear_tfd(u);
-    uint64_t now = now_ns();
-    while (u->running && u->t0 + tick_ns(u, u->ticks + 1) <= now)
+    pcm_clock_clear(&u->clk);
+    uint64_t now = pcm_clock_now();
+    while (pcm_clock_due(&u->clk, now))
         tick(u);
     rearm(u);
 }
@@ -341,14 +304,12 @@ static void advance(struct snplug *u)
 static int un_start(snd_pcm_ioplug_t *io)
 {
     struct snplug *u = io->private_data;
-    u->t0 = now_ns();
-    u->ticks = 0;
-    u->running = 1;
+    pcm_clock_start(&u->clk, pcm_clock_now());
     u->xrun = 0;
     u->primed = 0;
-    clear_tfd(u);
+    pcm_clock_clear(&u->clk);
     rearm(u);
-    struct snp_clock c = {.h = {.type = SNP_START}, .t0_ns = u->t0, .pos = u->hw};
+    struct snp_clock c = {.h = {.type = SNP_START}, .t0_ns = u->clk.t0, .pos = u->hw};
     send_msg(u, &c, sizeof(c), "start");
     return 0;
 }
@@ -357,8 +318,7 @@ static int un_stop(snd_pcm_ioplug_t *io)
 {
     struct snplug *u = io->private_data;
     advance(u);
-    u->running = 0;
-    disarm(u);
+    pcm_clock_stop(&u->clk);
     struct snp_stop s = {
         .h = {.type = SNP_STOP}, .drain = io->state == SND_PCM_STATE_DRAINING, .pos = u->hw};
     send_msg(u, &s, sizeof(s), "stop");
@@ -415,7 +375,7 @@ static snd_pcm_sframes_t un_transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel
             done += n;
         }
     }
-    clear_tfd(u);
+    pcm_clock_clear(&u->clk);
     rearm(u);
     return (snd_pcm_sframes_t)size;
 }
@@ -453,6 +413,7 @@ static int un_hw_params(snd_pcm_ioplug_t *io, snd_pcm_hw_params_t *params)
     }
     u->boundary = u->stop_threshold = io->buffer_size;
     u->avail_min = io->period_size;
+    pcm_clock_setup(&u->clk, io->rate, io->period_size);
     return 0;
 }
 
@@ -486,27 +447,25 @@ static int un_prepare(snd_pcm_ioplug_t *io)
     int e = ask_status(u, &m, sizeof(m), "prepare");
     if (e < 0)
         return e;
-    u->running = u->xrun = 0;
-    u->hw = u->appl = u->ticks = 0;
+    pcm_clock_stop(&u->clk);
+    u->xrun = 0;
+    u->hw = u->appl = u->clk.ticks = 0;
     u->cf_head = u->cf_len = 0;
     u->primed = 0;
-    clear_tfd(u);
-    arm_at(u, 0); /* a prepared playback stream has room: wake a poller */
+    pcm_clock_clear(&u->clk);
+    pcm_clock_wake_now(&u->clk); /* a prepared playback stream has room: wake a poller */
     return 0;
 }
 
 static int un_pause(snd_pcm_ioplug_t *io, int enable)
 {
     struct snplug *u = io->private_data;
-    uint64_t now = now_ns();
+    uint64_t now = pcm_clock_now();
     if (enable) {
         advance(u);
-        u->paused_at = now;
-        u->running = 0;
-        disarm(u);
+        pcm_clock_pause(&u->clk, now);
     } else {
-        u->t0 += now - u->paused_at;
-        u->running = 1;
+        pcm_clock_resume(&u->clk, now);
         rearm(u);
     }
     struct snp_pause p = {.h = {.type = SNP_PAUSE}, .on = enable != 0, .t_ns = now};
@@ -522,11 +481,11 @@ static int un_poll_revents(snd_pcm_ioplug_t *io, struct pollfd *pfd, unsigned in
     *revents = 0;
     if (!(pfd[0].revents & POLLIN))
         return 0;
-    clear_tfd(u);
+    pcm_clock_clear(&u->clk);
     advance(u);
     if (u->xrun) {
         *revents = POLLERR;
-        arm_at(u, 0); /* it stays until the stream is prepared again */
+        pcm_clock_wake_now(&u->clk); /* it stays until the stream is prepared again */
     } else if (avail_now(u) >= u->avail_min || io->state == SND_PCM_STATE_DRAINING) {
         *revents = io->stream == SND_PCM_STREAM_PLAYBACK ? POLLOUT : POLLIN;
     }
@@ -537,8 +496,7 @@ static void snplug_free(struct snplug *u)
 {
     if (!u)
         return;
-    if (u->tfd >= 0)
-        close(u->tfd);
+    pcm_clock_close(&u->clk);
     if (u->sock >= 0)
         close(u->sock);
     free(u->ring);
@@ -688,7 +646,8 @@ SND_PCM_PLUGIN_DEFINE_FUNC(understudy)
     struct snplug *u = calloc(1, sizeof(*u));
     if (!u)
         return -ENOMEM;
-    u->sock = u->tfd = -1;
+    u->sock = -1;
+    u->clk.tfd = -1;
     u->msg = malloc(SNP_MAX_MSG);
     if (!u->msg) {
         err = -ENOMEM;
@@ -697,8 +656,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(understudy)
     err = connect_daemon(u, path, device, stream);
     if (err < 0)
         goto fail;
-    u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (u->tfd < 0) {
+    if (pcm_clock_open(&u->clk) < 0) {
         err = -errno;
         SNDERR("understudy: timerfd_create: %s", strerror(errno));
         goto fail;
@@ -707,7 +665,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(understudy)
     u->io.name = "understudy: shadow PCM";
     u->io.callback = &un_ops;
     u->io.private_data = u;
-    u->io.poll_fd = u->tfd;
+    u->io.poll_fd = u->clk.tfd;
     u->io.poll_events = POLLIN;
     /* Not FLAG_MONOTONIC: aplay compares status timestamps with gettimeofday. */
     u->io.flags = SND_PCM_IOPLUG_FLAG_BOUNDARY_WA;

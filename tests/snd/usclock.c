@@ -30,7 +30,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +37,7 @@
 #include <alsa/pcm_external.h>
 
 #include "framecode.h"
+#include "pcm_clock.h"
 #include "usck.h"
 #include "usclock_conf.h"
 #include "usclock_rec.h"
@@ -47,67 +47,26 @@
 struct usclock {
     snd_pcm_ioplug_t io;
     struct usclock_conf conf;
-    int tfd;    /* the clock: a timerfd armed for the next tick */
-    int rec_fd; /* the recording, or -1 */
-    int src_fd; /* the capture file, or -1 */
+    struct pcm_clock clk; /* the clock; its timerfd, armed for the next tick, is the poll fd */
+    int rec_fd;           /* the recording, or -1 */
+    int src_fd;           /* the capture file, or -1 */
     int rec_failed;
     enum snd_fmt fmt;
     unsigned sample_bytes, frame_bytes;
     unsigned char *ring; /* buffer_size frames, interleaved */
     snd_pcm_uframes_t ring_frames;
     snd_pcm_uframes_t boundary, stop_threshold, avail_min;
-    uint64_t hw;    /* frames clocked since prepare */
-    uint64_t appl;  /* frames transferred since prepare */
-    uint64_t t0;    /* ns: tick 0 (the start), moved on by each pause */
-    uint64_t ticks; /* ticks processed since start */
-    uint64_t paused_at;
+    uint64_t hw;       /* frames clocked since prepare */
+    uint64_t appl;     /* frames transferred since prepare */
     uint32_t gen_n;    /* capture: the next frame number of the counter */
     uint64_t clock_n0; /* capture clock: the frame number of tick 0 (t0 at the rate) */
-    int running;       /* the clock is armed */
     int xrun;
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The capture clock's frame number of time t (ns of CLOCK_MONOTONIC). */
 static uint64_t clock_frame(const struct usclock *u, uint64_t t)
 {
     return (uint64_t)((unsigned __int128)t * u->io.rate / 1000000000u);
-}
-
-/* ns from start to tick k: exact, so the clock does not drift. */
-static uint64_t tick_ns(const struct usclock *u, uint64_t k)
-{
-    unsigned __int128 f = (unsigned __int128)k * u->io.period_size * 1000000000u;
-    return (uint64_t)(f / u->io.rate);
-}
-
-static void arm_at(struct usclock *u, uint64_t at_ns)
-{
-    struct itimerspec its = {0};
-    its.it_value.tv_sec = (time_t)(at_ns / 1000000000u);
-    its.it_value.tv_nsec = (long)(at_ns % 1000000000u);
-    if (at_ns == 0)
-        its.it_value.tv_nsec = 1; /* 0 would disarm */
-    timerfd_settime(u->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
-static void disarm(struct usclock *u)
-{
-    struct itimerspec its = {0};
-    timerfd_settime(u->tfd, 0, &its, NULL);
-}
-
-static void clear_tfd(struct usclock *u)
-{
-    uint64_t n;
-    while (read(u->tfd, &n, sizeof(n)) == (ssize_t)sizeof(n))
-        ;
 }
 
 static void record(struct usclock *u, struct usck_rec *r, const struct usck_payload *pl)
@@ -124,7 +83,7 @@ static void record(struct usclock *u, struct usck_rec *r, const struct usck_payl
 static void record_event(struct usclock *u, enum usck_event ev)
 {
     struct usck_rec r = {.type = USCK_EVENT, .arg = ev, .pos = u->hw};
-    r.t_ns = r.t_seen_ns = now_ns();
+    r.t_ns = r.t_seen_ns = pcm_clock_now();
     record(u, &r, NULL);
 }
 
@@ -157,7 +116,7 @@ static void produce(struct usclock *u, struct usck_payload *pl)
 {
     snd_pcm_uframes_t per = u->io.period_size;
     if (u->conf.source == USCLOCK_SRC_CLOCK) /* 32 bits: about 6 h of uptime at 192 kHz */
-        u->gen_n = (uint32_t)(u->clock_n0 + u->ticks * per);
+        u->gen_n = (uint32_t)(u->clock_n0 + u->clk.ticks * per);
     ring_span(u, u->hw, per, pl);
     for (int i = 0; i < 2; i++) {
         unsigned char *p = (unsigned char *)pl->p[i];
@@ -184,7 +143,7 @@ static void tick(struct usclock *u, uint64_t now)
     struct usck_payload pl;
     int64_t avail;
 
-    r.t_ns = u->t0 + tick_ns(u, u->ticks);
+    r.t_ns = u->clk.t0 + pcm_clock_tick_ns(&u->clk, u->clk.ticks);
     r.t_seen_ns = now;
     if (u->io.stream == SND_PCM_STREAM_PLAYBACK) {
         int64_t queued = (int64_t)(u->appl - u->hw);
@@ -197,7 +156,7 @@ static void tick(struct usclock *u, uint64_t now)
     r.frames = (uint32_t)take;
     record(u, &r, &pl);
     u->hw += per;
-    u->ticks++;
+    pcm_clock_took(&u->clk);
 
     if (u->io.stream == SND_PCM_STREAM_PLAYBACK)
         avail = (int64_t)u->ring_frames - (int64_t)(u->appl - u->hw);
@@ -206,8 +165,8 @@ static void tick(struct usclock *u, uint64_t now)
     /* While draining, ioplug itself stops the stream once the ring is empty. */
     if (u->io.state == SND_PCM_STATE_RUNNING && avail >= (int64_t)u->stop_threshold) {
         u->xrun = 1;
-        u->running = 0;
-        arm_at(u, 0); /* a poller wakes to POLLERR, as on a card */
+        u->clk.running = false;
+        pcm_clock_wake_now(&u->clk); /* a poller wakes to POLLERR, as on a card */
         record_event(u, USCK_EV_XRUN);
     }
 }
@@ -228,22 +187,22 @@ static snd_pcm_uframes_t avail_now(struct usclock *u)
  * until the ring is empty, which only ticks change. */
 static void rearm(struct usclock *u)
 {
-    if (!u->running)
+    if (!u->clk.running)
         return;
     if (u->io.state != SND_PCM_STATE_DRAINING && avail_now(u) >= u->avail_min)
-        arm_at(u, 0);
+        pcm_clock_wake_now(&u->clk);
     else
-        arm_at(u, u->t0 + tick_ns(u, u->ticks + 1));
+        pcm_clock_wake_at_next(&u->clk);
 }
 
 /* Process every tick that has fallen since the last call; re-arm. */
 static void advance(struct usclock *u)
 {
-    if (!u->running)
+    if (!u->clk.running)
         return;
-    clear_tfd(u);
-    uint64_t now = now_ns();
-    while (u->running && u->t0 + tick_ns(u, u->ticks + 1) <= now)
+    pcm_clock_clear(&u->clk);
+    uint64_t now = pcm_clock_now();
+    while (pcm_clock_due(&u->clk, now))
         tick(u, now);
     rearm(u);
 }
@@ -251,12 +210,10 @@ static void advance(struct usclock *u)
 static int uc_start(snd_pcm_ioplug_t *io)
 {
     struct usclock *u = io->private_data;
-    u->t0 = now_ns();
-    u->ticks = 0;
-    u->running = 1;
+    pcm_clock_start(&u->clk, pcm_clock_now());
     u->xrun = 0;
-    u->clock_n0 = clock_frame(u, u->t0);
-    clear_tfd(u);
+    u->clock_n0 = clock_frame(u, u->clk.t0);
+    pcm_clock_clear(&u->clk);
     rearm(u);
     record_event(u, USCK_EV_START);
     return 0;
@@ -266,8 +223,7 @@ static int uc_stop(snd_pcm_ioplug_t *io)
 {
     struct usclock *u = io->private_data;
     advance(u);
-    u->running = 0;
-    disarm(u);
+    pcm_clock_stop(&u->clk);
     record_event(u, USCK_EV_STOP);
     return 0;
 }
@@ -302,7 +258,7 @@ static snd_pcm_sframes_t uc_transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel
         u->appl += n;
         done += n;
     }
-    clear_tfd(u);
+    pcm_clock_clear(&u->clk);
     rearm(u);
     return (snd_pcm_sframes_t)size;
 }
@@ -334,6 +290,7 @@ static int uc_hw_params(snd_pcm_ioplug_t *io, snd_pcm_hw_params_t *params)
         return -ENOMEM;
     u->boundary = u->stop_threshold = io->buffer_size;
     u->avail_min = io->period_size;
+    pcm_clock_setup(&u->clk, io->rate, io->period_size);
     return 0;
 }
 
@@ -374,13 +331,13 @@ static int uc_prepare(snd_pcm_ioplug_t *io)
     struct usck_rec r = {.type = USCK_STREAM};
     struct usck_payload pl = {{&s, NULL}, {sizeof(s), 0}};
 
-    u->running = 0;
+    pcm_clock_stop(&u->clk);
     u->xrun = 0;
-    u->hw = u->appl = u->ticks = 0;
+    u->hw = u->appl = u->clk.ticks = 0;
     /* Wake a poller at once: a prepared playback stream has room. */
-    clear_tfd(u);
-    arm_at(u, 0);
-    r.t_ns = r.t_seen_ns = now_ns();
+    pcm_clock_clear(&u->clk);
+    pcm_clock_wake_now(&u->clk);
+    r.t_ns = r.t_seen_ns = pcm_clock_now();
     record(u, &r, &pl);
     return 0;
 }
@@ -390,15 +347,13 @@ static int uc_pause(snd_pcm_ioplug_t *io, int enable)
     struct usclock *u = io->private_data;
     if (enable) {
         advance(u);
-        u->paused_at = now_ns();
-        u->running = 0;
-        disarm(u);
+        pcm_clock_pause(&u->clk, pcm_clock_now());
         record_event(u, USCK_EV_PAUSE);
     } else {
-        u->t0 += now_ns() - u->paused_at;
+        pcm_clock_resume(&u->clk, pcm_clock_now());
         /* the clock ran on while paused: the next tick's frame is where time says */
-        u->clock_n0 = clock_frame(u, u->t0 + tick_ns(u, u->ticks)) - u->ticks * u->io.period_size;
-        u->running = 1;
+        u->clock_n0 = clock_frame(u, u->clk.t0 + pcm_clock_tick_ns(&u->clk, u->clk.ticks)) -
+                      u->clk.ticks * u->io.period_size;
         rearm(u);
         record_event(u, USCK_EV_RESUME);
     }
@@ -413,11 +368,11 @@ static int uc_poll_revents(snd_pcm_ioplug_t *io, struct pollfd *pfd, unsigned in
     *revents = 0;
     if (!(pfd[0].revents & POLLIN))
         return 0;
-    clear_tfd(u);
+    pcm_clock_clear(&u->clk);
     advance(u);
     if (u->xrun) {
         *revents = POLLERR;
-        arm_at(u, 0); /* it stays until the stream is prepared again */
+        pcm_clock_wake_now(&u->clk); /* it stays until the stream is prepared again */
     } else if (avail_now(u) >= u->avail_min || io->state == SND_PCM_STATE_DRAINING)
         *revents = io->stream == SND_PCM_STREAM_PLAYBACK ? POLLOUT : POLLIN;
     return 0;
@@ -427,8 +382,7 @@ static void usclock_free(struct usclock *u)
 {
     if (!u)
         return;
-    if (u->tfd >= 0)
-        close(u->tfd);
+    pcm_clock_close(&u->clk);
     if (u->rec_fd >= 0)
         close(u->rec_fd);
     if (u->src_fd >= 0)
@@ -514,15 +468,14 @@ SND_PCM_PLUGIN_DEFINE_FUNC(usclock)
     u = calloc(1, sizeof(*u));
     if (!u)
         return -ENOMEM;
-    u->tfd = u->rec_fd = u->src_fd = -1;
+    u->clk.tfd = u->rec_fd = u->src_fd = -1;
     err = usclock_conf_parse(conf, &u->conf);
     if (err < 0)
         goto fail;
     err = open_files(u, stream);
     if (err < 0)
         goto fail;
-    u->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (u->tfd < 0) {
+    if (pcm_clock_open(&u->clk) < 0) {
         err = -errno;
         SNDERR("usclock: timerfd_create: %s", strerror(errno));
         goto fail;
@@ -531,7 +484,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(usclock)
     u->io.name = "usclock: clocked test PCM";
     u->io.callback = &usclock_ops;
     u->io.private_data = u;
-    u->io.poll_fd = u->tfd;
+    u->io.poll_fd = u->clk.tfd;
     u->io.poll_events = POLLIN;
     /* Not FLAG_MONOTONIC: aplay compares status timestamps with gettimeofday. */
     u->io.flags = SND_PCM_IOPLUG_FLAG_BOUNDARY_WA;
