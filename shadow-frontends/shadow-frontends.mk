@@ -106,12 +106,12 @@ $(BIN)/understudy-sndfront: $(OBJ)/$(SF)/snd/understudy-sndfront.o $(SF_SND_LIB)
 
 # -DPIC: alsa/global.h then exports the versioned entry symbol a dlopen()ed plugin needs.
 $(SF_SND_PLUGIN): $(SF)/snd/pcm_understudy.c common/pcm_clock.c $(SF)/snd/sn_proto.h \
-                  common/snd_alsa.h common/pcm_clock.h
+                  $(SF)/snd/sn_plugconf.h common/snd_alsa.h common/pcm_clock.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS_BASE)) $(CPPFLAGS) -O2 -fPIC -DPIC -shared \
 	    $(filter %.c,$^) -o $@ -lasound
 
-$(SF_SND_CTL_PLUGIN): $(SF)/snd/ctl_understudy.c $(SF)/snd/sn_proto.h
+$(SF_SND_CTL_PLUGIN): $(SF)/snd/ctl_understudy.c $(SF)/snd/sn_proto.h $(SF)/snd/sn_plugconf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS_BASE)) $(CPPFLAGS) -O2 -fPIC -DPIC -shared $< -o $@ \
 	    -lasound

@@ -38,6 +38,7 @@
 #include <alsa/control_external.h>
 #include <alsa/sound/tlv.h>
 
+#include "sn_plugconf.h"
 #include "sn_proto.h"
 
 #define VOL_STEPS   120     /* 0..120: -60.00..0 dB */
@@ -473,42 +474,6 @@ static const snd_ctl_ext_callback_t un_ops = {
 
 /* ---- the plugin ---- */
 
-static int parse_conf(snd_config_t *conf, char *path, size_t len, long *card)
-{
-    const char *sock = NULL;
-    snd_config_iterator_t i, next;
-    snd_config_for_each(i, next, conf)
-    {
-        snd_config_t *n = snd_config_iterator_entry(i);
-        const char *id;
-        if (snd_config_get_id(n, &id) < 0)
-            continue;
-        if (!strcmp(id, "comment") || !strcmp(id, "type") || !strcmp(id, "hint"))
-            continue;
-        if (!strcmp(id, "socket")) {
-            if (snd_config_get_string(n, &sock) < 0) {
-                SNDERR("understudy: socket must be a string");
-                return -EINVAL;
-            }
-        } else if (!strcmp(id, "card")) {
-            long v;
-            if (snd_config_get_integer(n, &v) < 0 || v < 0 || v > 65535) {
-                SNDERR("understudy: card must be a number 0..65535");
-                return -EINVAL;
-            }
-            *card = v;
-        } else {
-            SNDERR("understudy: unknown field %s (socket, card)", id);
-            return -EINVAL;
-        }
-    }
-    if (sock)
-        snprintf(path, len, "%s", sock);
-    else
-        snprintf(path, len, SNP_DEFAULT_SOCKET, (unsigned)*card);
-    return 0;
-}
-
 /* The card's streams as the daemon says: direction, channels, element index. */
 static int learn_streams(struct ctlplug *u, uint32_t n)
 {
@@ -545,7 +510,7 @@ SND_CTL_PLUGIN_DEFINE_FUNC(understudy)
     if (!u)
         return -ENOMEM;
     u->sock = u->tfd = -1;
-    int err = parse_conf(conf, u->path, sizeof(u->path), &card);
+    int err = sn_plugconf(conf, u->path, sizeof(u->path), &card, NULL);
     if (err < 0)
         goto fail;
     uint32_t n;

@@ -35,6 +35,7 @@
 #include <alsa/pcm_external.h>
 
 #include "pcm_clock.h"
+#include "sn_plugconf.h"
 #include "sn_proto.h"
 #include "snd_alsa.h"
 
@@ -560,43 +561,6 @@ static int set_constraints(struct snplug *u)
     return 0;
 }
 
-static int parse_conf(snd_config_t *conf, char *path, size_t len, long *device)
-{
-    long card = 0;
-    const char *sock = NULL;
-    snd_config_iterator_t i, next;
-    snd_config_for_each(i, next, conf)
-    {
-        snd_config_t *n = snd_config_iterator_entry(i);
-        const char *id;
-        if (snd_config_get_id(n, &id) < 0)
-            continue;
-        if (!strcmp(id, "comment") || !strcmp(id, "type") || !strcmp(id, "hint"))
-            continue;
-        if (!strcmp(id, "socket")) {
-            if (snd_config_get_string(n, &sock) < 0) {
-                SNDERR("understudy: socket must be a string");
-                return -EINVAL;
-            }
-        } else if (!strcmp(id, "card") || !strcmp(id, "device")) {
-            long v;
-            if (snd_config_get_integer(n, &v) < 0 || v < 0 || v > 65535) {
-                SNDERR("understudy: %s must be a number 0..65535", id);
-                return -EINVAL;
-            }
-            *(!strcmp(id, "card") ? &card : device) = v;
-        } else {
-            SNDERR("understudy: unknown field %s (socket, card, device)", id);
-            return -EINVAL;
-        }
-    }
-    if (sock)
-        snprintf(path, len, "%s", sock);
-    else
-        snprintf(path, len, SNP_DEFAULT_SOCKET, (unsigned)card);
-    return 0;
-}
-
 static int connect_daemon(struct snplug *u, const char *path, long device, snd_pcm_stream_t stream)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -639,8 +603,8 @@ SND_PCM_PLUGIN_DEFINE_FUNC(understudy)
 {
     (void)root;
     char path[108];
-    long device = 0;
-    int err = parse_conf(conf, path, sizeof(path), &device);
+    long card, device = 0;
+    int err = sn_plugconf(conf, path, sizeof(path), &card, &device);
     if (err < 0)
         return err;
     struct snplug *u = calloc(1, sizeof(*u));
