@@ -2,15 +2,14 @@
  * in the guest, connected to whatever netif backend the toolstack wires the
  * frontend dir to, surviving the backend's death (see README.md). */
 #define _GNU_SOURCE
+#include "cmdline.h"
 #include "nf_dev.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -35,17 +34,6 @@ static void usage(FILE *f)
                "                   multicast list (only changes made while it is connected).\n"
                "                   Detection and reconnection still run.\n"
                "  -v               log configuration changes\n");
-}
-
-static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -77,20 +65,20 @@ int main(int argc, char **argv)
             cfg.ifname = optarg;
             break;
         case 't':
-            if (parse_uint(optarg, 10, 3600000, &cfg.deadline_ms) < 0) {
+            if (cmdline_uint(optarg, 10, 3600000, &cfg.deadline_ms) < 0) {
                 fprintf(stderr, "understudy-netfront: --deadline-ms '%s': want 10..3600000\n",
                         optarg);
                 return 2;
             }
             break;
         case 'm':
-            if (parse_uint(optarg, 1, 65536, &cfg.max_held) < 0) {
+            if (cmdline_uint(optarg, 1, 65536, &cfg.max_held) < 0) {
                 fprintf(stderr, "understudy-netfront: --max-held '%s': want 1..65536\n", optarg);
                 return 2;
             }
             break;
         case 'p':
-            if (parse_uint(optarg, 10, 60000, &cfg.poll_ms) < 0) {
+            if (cmdline_uint(optarg, 10, 60000, &cfg.poll_ms) < 0) {
                 fprintf(stderr, "understudy-netfront: --poll-ms '%s': want 10..60000\n", optarg);
                 return 2;
             }
@@ -103,7 +91,7 @@ int main(int argc, char **argv)
             cfg.offloads = !strcmp(optarg, "on");
             break;
         case 'q':
-            if (parse_uint(optarg, 1, NF_MAX_QUEUES, &cfg.queues) < 0) {
+            if (cmdline_uint(optarg, 1, NF_MAX_QUEUES, &cfg.queues) < 0) {
                 fprintf(stderr, "understudy-netfront: --queues '%s': want 1..%u\n", optarg,
                         NF_MAX_QUEUES);
                 return 2;
@@ -131,13 +119,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    int sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    int sigfd = cmdline_stop_signals();
     if (sigfd < 0) {
         perror("understudy-netfront: signalfd");
         return 1;

@@ -4,15 +4,14 @@
  * the ALSA plugin pcm_understudy, surviving the backend's death (see
  * README.md). */
 #define _GNU_SOURCE
+#include "cmdline.h"
 #include "sn_dev.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -32,23 +31,12 @@ static void usage(FILE *f)
             SNP_DEFAULT_SOCKET);
 }
 
-static int parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
-}
-
 /* The default socket: SNP_DEFAULT_SOCKET with the number of device/vsnd/<n>. */
 static int default_socket(const char *device, char *buf, size_t len)
 {
     const char *slash = strrchr(device, '/');
     unsigned n;
-    if (!slash || parse_uint(slash + 1, 0, 1u << 20, &n) < 0)
+    if (!slash || cmdline_uint(slash + 1, 0, 1u << 20, &n) < 0)
         return -1;
     snprintf(buf, len, SNP_DEFAULT_SOCKET, n);
     return 0;
@@ -73,7 +61,7 @@ int main(int argc, char **argv)
             cfg.socket = optarg;
             break;
         case 't':
-            if (parse_uint(optarg, 10, 3600000, &cfg.deadline_ms) < 0) {
+            if (cmdline_uint(optarg, 10, 3600000, &cfg.deadline_ms) < 0) {
                 fprintf(stderr, "understudy-sndfront: --deadline-ms '%s': want 10..3600000\n",
                         optarg);
                 return 2;
@@ -112,13 +100,7 @@ int main(int argc, char **argv)
         }
         cfg.socket = sock;
     }
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    int sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    int sigfd = cmdline_stop_signals();
     if (sigfd < 0) {
         perror("understudy-sndfront: signalfd");
         return 1;
