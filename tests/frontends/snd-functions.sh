@@ -21,6 +21,10 @@
 #   vsnd_be_add GUEST DRV DEVID   only the backend dir (a new driver domain's)
 #   replace_sndback OLD NEW GUEST   destroy OLD if it is there, start NEW with sndback and
 #                          its backend dir, rewire the frontend dir in place; prints NEW's domid
+#   snd_faults N PID BASE JITTER   N times: sleep BASE s plus up to JITTER tenths, fail
+#                          unless PID (the program) still runs, replace the driver domain
+#                          (drv0, drv1, ...: replace_sndback), wait until the card is
+#                          live again; SND_GAPS gets each recovery's shadow/last-gap
 #   sf_key GUEST KEY       a key of the card's frontend dir (empty if absent)
 #   sf_live_n GUEST N      shadow/state live and shadow/recoveries >= N
 #   snd_gaps               the recording's gaps, one "missing_frames stream_ms" a line
@@ -92,6 +96,19 @@ replace_sndback() {
     rewire_vsnd "$g" "$DEV" "$d"
     sndback_go "$new" "$g" "$DEV"
     echo "$d"
+}
+
+snd_faults() {
+    local n=$1 pid=$2 base=$3 jitter=$4 i
+    SND_GAPS=()
+    for ((i = 1; i <= n; i++)); do
+        sleep "$(echo "$base + $((RANDOM % (jitter + 1))) / 10" | bc -l)"
+        [ "$pid" = - ] || kill -0 "$pid" 2>/dev/null || fail "the program ended before fault $i"
+        replace_sndback "drv$((i - 1))" "drv$i" "$guest" >/dev/null
+        wait_for 10 sf_live_n "$guest" "$i"
+        SND_GAPS+=("$(sf_key "$guest" shadow/last-gap)")
+        log "fault $i: '$(sf_key "$guest" shadow/report)'; $(sf_key "$guest" shadow/last-recovery) gap=${SND_GAPS[-1]} ms"
+    done
 }
 
 sf_key() { xenstore-read "$(vsnd_fe "$1" "$DEV")/$2" 2>/dev/null || true; }

@@ -13,17 +13,7 @@ snd_fe_setup --deadline-ms 1000
 arecord -q -D understudy -f S16_LE -c 2 -r 48000 -d 12 "$TEST_TMP/c.wav" 2>"$TEST_TMP/arecord.err" &
 apid=$!
 s=$(date +%s.%N)
-cur=drv0
-reported=()
-for i in 1 2 3; do
-    sleep "$(echo "1.5 + 0.$((RANDOM % 10))" | bc)"
-    kill -0 $apid 2>/dev/null || fail "arecord ended before fault $i"
-    replace_sndback "$cur" "drv$i" "$guest" >/dev/null
-    cur=drv$i
-    wait_for 10 sf_live_n "$guest" "$i"
-    reported+=("$(sf_key "$guest" shadow/last-gap)")
-    log "fault $i: $(sf_key "$guest" shadow/last-recovery) gap=${reported[-1]} ms"
-done
+snd_faults 3 $apid 1.5 9
 wait $apid || fail "arecord failed: $(cat "$TEST_TMP/arecord.err")"
 wall=$(echo "$(date +%s.%N) - $s" | bc)
 expect_ratio "arecord's wall time vs 12 s" "$wall" 12 0.95 1.2
@@ -32,10 +22,10 @@ expect_summary repeats 0 channel_errors 0 corrupt 0 format_errors 0 frames 57600
 mapfile -t gaps < <(snd_gaps)
 for i in 0 1 2; do
     read -r missing ms wall_ms <<<"${gaps[$i]}"
-    log "gap $((i + 1)): $missing frames, $ms ms (wall $wall_ms ms); the frontend said ${reported[$i]} ms"
+    log "gap $((i + 1)): $missing frames, $ms ms (wall $wall_ms ms); the frontend said ${SND_GAPS[$i]} ms"
     # Reported from the backend's last position event: within a period (125 ms).
-    d=$(( reported[i] - ${ms%.*} ))
-    [ "${d#-}" -le 130 ] || fail "gap $((i + 1)): the frontend said ${reported[$i]} ms, the file $ms ms"
+    d=$(( SND_GAPS[i] - ${ms%.*} ))
+    [ "${d#-}" -le 130 ] || fail "gap $((i + 1)): the frontend said ${SND_GAPS[$i]} ms, the file $ms ms"
 done
 snd_sanitizer_check
 exit 0

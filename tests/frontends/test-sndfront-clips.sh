@@ -31,14 +31,7 @@ t0=$(date +%s.%N)
     wait
 ) &
 sched=$!
-cur=drv0
-for i in 1 2; do
-    sleep 4.3
-    replace_sndback "$cur" "drv$i" "$guest" >/dev/null
-    cur=drv$i
-    wait_for 10 sf_live_n "$guest" "$i"
-    log "fault $i: $(sf_key "$guest" shadow/last-recovery) gap=$(sf_key "$guest" shadow/last-gap) ms"
-done
+snd_faults 2 - 4.3 0
 wait $sched
 sleep 1
 expect_eq "clips played" "$(wc -l <"$TEST_TMP/clips.txt")" $N

@@ -23,15 +23,7 @@ log "the speech: $ref_s s at $rate Hz"
 bash -c 'espeak-ng --stdout "$1" | aplay -q -D understudy' _ "$text" 2>"$TEST_TMP/aplay.err" &
 apid=$!
 s=$(date +%s.%N)
-cur=drv0
-for i in 1 2; do
-    sleep 2.5
-    kill -0 $apid 2>/dev/null || fail "aplay ended before fault $i"
-    replace_sndback "$cur" "drv$i" "$guest" >/dev/null
-    cur=drv$i
-    wait_for 10 sf_live_n "$guest" "$i"
-    log "fault $i: $(sf_key "$guest" shadow/last-recovery) gap=$(sf_key "$guest" shadow/last-gap) ms"
-done
+snd_faults 2 $apid 2.5 0
 wait $apid || fail "aplay failed: $(cat "$TEST_TMP/aplay.err")"
 wall=$(echo "$(date +%s.%N) - $s" | bc)
 expect_ratio "aplay's wall time vs the speech's duration" "$wall" "$ref_s" 0.9 1.2

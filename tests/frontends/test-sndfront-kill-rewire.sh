@@ -15,17 +15,7 @@ snd_fe_setup --deadline-ms 1000
 aplay -q -D understudy "$TEST_TMP/a.wav" 2>"$TEST_TMP/aplay.err" &
 apid=$!
 s=$(date +%s.%N)
-cur=drv0
-reported=()
-for i in 1 2 3 4 5; do
-    sleep "$(echo "3.5 + 0.$((RANDOM % 10)) + $((RANDOM % 2))" | bc)"
-    kill -0 $apid 2>/dev/null || fail "aplay ended before fault $i"
-    replace_sndback "$cur" "drv$i" "$guest" >/dev/null
-    cur=drv$i
-    wait_for 10 sf_live_n "$guest" "$i"
-    reported+=("$(sf_key "$guest" shadow/last-gap)")
-    log "fault $i: '$(sf_key "$guest" shadow/report)'; $(sf_key "$guest" shadow/last-recovery) gap=${reported[-1]} ms"
-done
+snd_faults 5 $apid 3.5 19
 wait $apid || fail "aplay failed: $(cat "$TEST_TMP/aplay.err")"
 wall=$(echo "$(date +%s.%N) - $s" | bc)
 expect_ratio "aplay's wall time vs 30 s of audio" "$wall" 30 0.97 1.07
@@ -35,13 +25,13 @@ expect_summary repeats 0 channel_errors 0 corrupt 0 format_errors 0 gaps 5
 mapfile -t gaps < <(snd_gaps)
 for i in 0 1 2 3 4; do
     read -r missing ms wall_ms <<<"${gaps[$i]}"
-    log "gap $((i + 1)): $missing frames, $ms ms of audio (wall $wall_ms ms); the frontend said ${reported[$i]} ms"
+    log "gap $((i + 1)): $missing frames, $ms ms of audio (wall $wall_ms ms); the frontend said ${SND_GAPS[$i]} ms"
     [ "${ms%.*}" -lt 1000 ] || fail "gap $((i + 1)) of $ms ms"
     # The frontend counts from the dead backend's last report, so its figure is
     # the recording's or up to one period (125 ms here) more.
-    d=$(( reported[i] - ${ms%.*} ))
+    d=$(( SND_GAPS[i] - ${ms%.*} ))
     [ "$d" -ge -1 ] && [ "$d" -le 126 ] ||
-        fail "gap $((i + 1)): the frontend said ${reported[$i]} ms, the recording $ms ms"
+        fail "gap $((i + 1)): the frontend said ${SND_GAPS[$i]} ms, the recording $ms ms"
 done
 expect_eq "recoveries" "$(sf_key "$guest" shadow/recoveries)" 5
 "$XENSIM" info guest | grep -q state=running || fail "the frontend died"

@@ -17,15 +17,7 @@ ref_s=$(echo "scale=3; ($(stat -c %s "$TEST_TMP/ref.wav") - 44) / 176400" | bc)
 mpg123 -q -o alsa -a understudy "$TEST_TMP/tone.mp3" 2>"$TEST_TMP/mpg123.err" &
 mpid=$!
 s=$(date +%s.%N)
-cur=drv0
-for i in 1 2; do
-    sleep 2.5
-    kill -0 $mpid 2>/dev/null || fail "mpg123 ended before fault $i"
-    replace_sndback "$cur" "drv$i" "$guest" >/dev/null
-    cur=drv$i
-    wait_for 10 sf_live_n "$guest" "$i"
-    log "fault $i: $(sf_key "$guest" shadow/last-recovery) gap=$(sf_key "$guest" shadow/last-gap) ms"
-done
+snd_faults 2 $mpid 2.5 0
 wait $mpid || fail "mpg123 failed: $(cat "$TEST_TMP/mpg123.err")"
 wall=$(echo "$(date +%s.%N) - $s" | bc)
 expect_ratio "mpg123's wall time vs the decode's duration" "$wall" "$ref_s" 0.9 1.2

@@ -150,10 +150,10 @@ static int compare_ref(const struct sndin *in, const struct check_opts *o, struc
             continue;
         }
         /* Resynchronise on the nearer of: frames missing here, or frames extra
-         * here. Inside a stretch that differs, only every 100 ms: each try
+         * here. After a second that differs, only every 100 ms: each try
          * searches SEARCH_S of audio, and a recording that is not the
          * reference at all would otherwise take hours. */
-        bool try = bad < MATCH_WINDOW || bad % (s0->rate / 10 ? s0->rate / 10 : 1) == 0;
+        bool try = bad < s0->rate || bad % (s0->rate / 10 ? s0->rate / 10 : 1) == 0;
         size_t k1 = try && i + MATCH_WINDOW <= ihi ? find(&ref, j + 1, j + search, a) : SIZE_MAX;
         size_t k2 = try && j + MATCH_WINDOW <= jhi ? find(&rec, i + 1, i + search, b) : SIZE_MAX;
         if (k1 != SIZE_MAX || k2 != SIZE_MAX) {
