@@ -17,7 +17,8 @@
 #define BB_MAX_RING_ORDER 4u
 /* Persistent grants kept per queue (Linux blkback's default bound). */
 #define BB_MAX_PGRANTS 1056u
-/* Held volatile-cache data beyond which it is written back, as a disk's cache would. */
+/* Memory the volatile cache may take (what it allocates, not only the data it
+ * holds) beyond which it is written back, as a disk's cache would. */
 #define BB_VCACHE_MAX (64u << 20)
 
 enum bb_cache {

@@ -285,7 +285,14 @@ int bb_vcache_writeback(struct bb_vcache *c, int fd)
     return 0;
 }
 
-size_t bb_vcache_bytes(const struct bb_vcache *c)
+size_t bb_vcache_held(const struct bb_vcache *c)
 {
     return c->nsectors * SECT;
+}
+
+size_t bb_vcache_bytes(const struct bb_vcache *c)
+{
+    /* What is allocated, not what is held: one sector written every 4 KiB
+     * holds 512 bytes in a chunk of 4 KiB and more. */
+    return sizeof(*c) + c->nbuckets * sizeof(*c->buckets) + c->nchunks * sizeof(struct chunk);
 }

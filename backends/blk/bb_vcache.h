@@ -27,7 +27,9 @@ void bb_vcache_drop(struct bb_vcache *c, uint64_t sector, uint64_t nr);
 /* Write every held sector to fd (pwrite), then forget them. The caller
  * flushes fd. 0, or -1 with errno (what was not written is still held). */
 int bb_vcache_writeback(struct bb_vcache *c, int fd);
-/* Bytes of data held. */
+/* Bytes of data held (sectors times 512). */
+size_t bb_vcache_held(const struct bb_vcache *c);
+/* Bytes the cache has allocated for it: what its limit counts. */
 size_t bb_vcache_bytes(const struct bb_vcache *c);
 
 #endif

@@ -48,7 +48,7 @@ static void bb_teardown(struct be_dev *be)
     struct bb_dev *d = be_priv(be);
     if (d->vc && d->disk.fd >= 0) {
         /* A clean stop: the disk's volatile cache is written back, as at power-off. */
-        size_t held = bb_vcache_bytes(d->vc);
+        size_t held = bb_vcache_held(d->vc);
         if (held && (bb_vcache_writeback(d->vc, d->disk.fd) < 0 || fdatasync(d->disk.fd) < 0))
             BE_LOG(be, "writing back %zu held bytes to %s: %m", held, d->cfg.path);
     }

@@ -12,6 +12,7 @@
  *   connect | reconnect | close | drop
  *   await-restart           wait for the backend to restart (InitWait), then reconnect
  *   write S N SEED | read S N SEED | readzero S N
+ *   scatter S COUNT STRIDE SEED   COUNT one-sector writes at S, S+STRIDE, ...
  *   flush | barrier | discard S N      (expect OKAY)
  *   expect OP STATUS        OP flush|barrier|discard:S:N; STATUS a number
  *   bad KIND                a malformed request (tbad.c); its status must be what blkif.h says
@@ -274,6 +275,18 @@ static void run(int argc, char **argv, int i)
             do_rw(c[0] == 'w' ? BLKIF_OP_WRITE : BLKIF_OP_READ, num(argv[i + 1]), num(argv[i + 2]),
                   num(argv[i + 3]), false);
             i += 3;
+        } else if (!strcmp(c, "scatter")) { /* COUNT one-sector writes, STRIDE sectors apart */
+            need(argc, i, 4, c);
+            uint64_t s0 = num(argv[i + 1]), cnt = num(argv[i + 2]), stride = num(argv[i + 3]);
+            unsigned char one[TF_SECTOR];
+            for (uint64_t k = 0; k < cnt; k++) {
+                tf_pattern(one, s0 + k * stride, 1, num(argv[i + 4]));
+                if (tf_rw(T, BLKIF_OP_WRITE, s0 + k * stride, 1, one) < 0)
+                    FAILF("scatter: write %llu: %s", (unsigned long long)(s0 + k * stride), T->err);
+            }
+            printf("ok: scattered %llu one-sector writes %llu sectors apart from %llu\n",
+                   (unsigned long long)cnt, (unsigned long long)stride, (unsigned long long)s0);
+            i += 4;
         } else if (!strcmp(c, "readzero")) {
             need(argc, i, 2, c);
             do_rw(BLKIF_OP_READ, num(argv[i + 1]), num(argv[i + 2]), 0, true);

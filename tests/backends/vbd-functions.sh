@@ -9,7 +9,7 @@
 #   blkfront GUEST DEVID [OPTIONS] CMD...        the test frontend in GUEST, in the foreground
 #   blkfront_bg OUT GUEST DEVID [OPTIONS] CMD... the same in the background; sets FRONT_PID
 #   inject DRV FAULT [COUNT]                     a fault request (USK_DRV_INJECT), new seq each time
-#   vbd_setup [KEY=VALUE...] [-- BLKBACK-ARGS]   all of it for one disk: sim, domains drv and
+#   vbd_setup [KEY=VALUE...] [-- BLKBACK-ARGS]   all of it for one disk ($VBD_SIZE, 64M): sim, domains drv and
 #                                                guest, 64 MiB $img, device $DEV, blkback in
 #                                                InitWait
 
@@ -115,7 +115,7 @@ vbd_setup() {
     drv=$(new_dom drv)
     guest=$(new_dom guest)
     img=$TEST_TMP/disk.img
-    truncate -s 64M "$img"
+    truncate -s "${VBD_SIZE:-64M}" "$img"
     vbd_add "$guest" "$drv" "$DEV" "$img" "${keys[@]}"
     blkback_start "$drv" "$guest" "$DEV" "$@"
     wait_for 10 state_is "$drv" "$guest" "$DEV" 2
