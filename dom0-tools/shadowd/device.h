@@ -28,6 +28,13 @@ struct sd_dev {
     char report[SD_REPORT_MAX + 1]; /* FE/shadow/report last looked at */
     /* ---- runtime, not persisted ---- */
     bool paired; /* BE/frontend and FE/backend agree: rewired on recovery */
+    /* The toolstack keys are frozen once the device is first paired: after
+     * that the driver domain, which owns its backend dir, could have written
+     * them (another guest's image as params, mode=w), and a restart must
+     * not hand that to a fresh domain. Records loaded from the state file
+     * are frozen. */
+    bool frozen;
+    bool tamper_logged; /* a change to frozen keys was logged */
     bool fe_watched;
     bool be_seen;    /* its backend dir exists in the current domain */
     bool report_due; /* a report event waits for report-interval */

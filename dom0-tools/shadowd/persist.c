@@ -321,7 +321,7 @@ int sd_persist_load_devs(struct sd_dom *d)
                 snprintf(cur->fe_path, sizeof(cur->fe_path), "%s", t[4]);
                 cur->generation = c;
                 snprintf(cur->report, sizeof(cur->report), "%s", t[6]);
-                cur->paired = true;
+                cur->paired = cur->frozen = true;
             }
         } else if (!strcmp(t[0], "key") && n == 3) {
             if (!cur || sd_pct_decode(t[1]) < 0 || sd_pct_decode(t[2]) < 0 ||

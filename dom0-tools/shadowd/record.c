@@ -331,10 +331,24 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
         snprintf(v->fe_path, sizeof(v->fe_path), "%s", fe_path);
         d->devs_dirty = true;
     }
-    if (sd_dev_set_kv(v, kv, nkv) && v->paired) {
-        sd_dlog(d, "%s %u of guest %u: toolstack keys changed (%u keys)", v->type, v->devid, v->fe,
-                v->nkv);
-        d->devs_dirty = true;
+    if (!v->frozen) {
+        if (sd_dev_set_kv(v, kv, nkv) && v->paired) {
+            sd_dlog(d, "%s %u of guest %u: toolstack keys changed (%u keys)", v->type, v->devid,
+                    v->fe, v->nkv);
+            d->devs_dirty = true;
+        }
+    } else {
+        if (nkv > 1)
+            qsort(kv, nkv, sizeof(*kv), kv_cmp);
+        if (!kv_equal(v->kv, v->nkv, kv, nkv) && !v->tamper_logged) {
+            sd_dlog(d,
+                    "%s %u of guest %u: toolstack keys in %s changed after the device was "
+                    "paired; not recorded (the driver domain owns that dir: a restart restores "
+                    "the keys as paired; the toolstack re-attaches a device to change them)",
+                    v->type, v->devid, v->fe, be);
+            v->tamper_logged = true;
+        }
+        kv_free(kv, nkv);
     }
     sd_store_watch_dev(d, v);
     bool gone;
@@ -342,6 +356,7 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
     if (paired && !v->paired) {
         sd_dlog(d, "recording %s %u of guest %u (%s, %u toolstack keys)", v->type, v->devid, v->fe,
                 v->fe_path, v->nkv);
+        v->frozen = true;
         if (added || !v->report[0]) { /* what is there now is old news */
             char *r = xsu_read(xs, XBT_NULL, v->fe_path, USK_FE_REPORT, SD_REPORT_MAX);
             snprintf(v->report, sizeof(v->report), "%s", r ? r : "");
