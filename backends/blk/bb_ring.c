@@ -28,7 +28,7 @@ bool bb_ring_consume(struct bb_queue *q)
         return false;
     while (!stopped(q)) {
         RING_IDX rp = be_ring_req_prod(&q->ring);
-        if (RING_REQUEST_PROD_OVERFLOW(&q->br, rp)) {
+        if (!be_ring_prod_ok(rp, q->br.req_cons, q->br.rsp_prod_pvt, RING_SIZE(&q->br))) {
             q->broken = true;
             be_fail(q->d->be, EPROTO,
                     "queue %u: frontend's req_prod %u is %u requests past our responses on a "

@@ -159,6 +159,16 @@ RING_IDX be_ring_req_prod(const struct be_ring *r);
 /* Ask for an event once req_prod passes at-1, and read req_prod again after
  * that (a request posted meanwhile is either seen here or notified). */
 RING_IDX be_ring_req_event(struct be_ring *r, RING_IDX at);
+/* Is a frontend's req_prod possible, given what the back ring has consumed
+ * (req_cons) and answered (rsp_prod_pvt)? At most a ring ahead of both:
+ * xen/io/ring.h's RING_REQUEST_PROD_OVERFLOW checks the answered side only,
+ * and a req_prod moved back behind req_cons by less than a ring passes it
+ * while prod - req_cons wraps to four billion requests. */
+static inline bool be_ring_prod_ok(RING_IDX prod, RING_IDX req_cons, RING_IDX rsp_prod_pvt,
+                                   unsigned size)
+{
+    return prod - rsp_prod_pvt <= size && prod - req_cons <= size;
+}
 /* Where the class's back ring starts (BACK_RING_ATTACH): the rsp_prod found
  * in the page when it was mapped, read once. */
 RING_IDX be_ring_attach_at(const struct be_ring *r);

@@ -90,7 +90,7 @@ static bool slots_posted(struct nb_queue *q, unsigned need, RING_IDX *rp)
     if (*rp - q->rx.req_cons >= need)
         return true;
     *rp = be_ring_req_event(&q->rxr, q->rx.req_cons + need);
-    if (RING_REQUEST_PROD_OVERFLOW(&q->rx, *rp)) {
+    if (!be_ring_prod_ok(*rp, q->rx.req_cons, q->rx.rsp_prod_pvt, RING_SIZE(&q->rx))) {
         nb_queue_broken(q, "rx", *rp, q->rx.rsp_prod_pvt);
         return false;
     }
@@ -203,7 +203,7 @@ void nb_rx_run(struct nb_queue *q)
         return;
     }
     RING_IDX rp = be_ring_req_prod(&q->rxr);
-    if (RING_REQUEST_PROD_OVERFLOW(&q->rx, rp)) {
+    if (!be_ring_prod_ok(rp, q->rx.req_cons, q->rx.rsp_prod_pvt, RING_SIZE(&q->rx))) {
         nb_queue_broken(q, "rx", rp, q->rx.rsp_prod_pvt);
         return;
     }

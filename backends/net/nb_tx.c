@@ -152,7 +152,7 @@ static unsigned tx_pass(struct nb_queue *q, bool *partial)
 {
     struct nb_dev *d = q->d;
     RING_IDX rp = be_ring_req_prod(&q->txr);
-    if (RING_REQUEST_PROD_OVERFLOW(&q->tx, rp)) {
+    if (!be_ring_prod_ok(rp, q->tx.req_cons, q->tx.rsp_prod_pvt, RING_SIZE(&q->tx))) {
         nb_queue_broken(q, "tx", rp, q->tx.rsp_prod_pvt);
         return 0;
     }

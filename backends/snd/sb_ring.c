@@ -21,7 +21,7 @@ void sb_ring_event(struct be_dev *be, struct be_ring *r, void *opaque)
     struct sb_stream *s = opaque;
     while (!stopped(s)) {
         RING_IDX rp = be_ring_req_prod(&s->ring);
-        if (RING_REQUEST_PROD_OVERFLOW(&s->br, rp)) {
+        if (!be_ring_prod_ok(rp, s->br.req_cons, s->br.rsp_prod_pvt, RING_SIZE(&s->br))) {
             s->broken = true;
             be_fail(be, EPROTO,
                     "stream %u/%u: frontend's req_prod %u is %u requests past our responses "
