@@ -38,6 +38,7 @@ BE_UNIT_DEPS_be_inject_test := backends/core/be_inject
 BE_UNIT_DEPS_nb_txcheck_test := backends/net/nb_txcheck
 BE_UNIT_DEPS_nb_credit_test := backends/net/nb_credit
 BE_UNIT_DEPS_nb_mcast_test := backends/net/nb_mcast
+BE_UNIT_DEPS_nb_spoof_test := backends/net/nb_spoof
 BE_UNIT_DEPS_nb_vnet_test := backends/net/nb_vnet common/net_l4 common/net_vnet common/inet_csum
 $(OBJ)/$(TBE)/unit/nb_%.o: CPPFLAGS += -Ibackends/net
 $(OBJ)/$(TBE)/unit/%.o: CPPFLAGS += -Itests/unit # check.h

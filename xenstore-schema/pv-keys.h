@@ -78,7 +78,7 @@
 #define PVK_NET_MTU     "mtu"     /* BE: the vif's MTU */
 #define PVK_NET_RATE    "rate"    /* BE: "<bytes>,<usecs>" credit, as libxl writes it */
 #define PVK_NET_VIFNAME "vifname" /* BE: the backend interface's name */
-#define PVK_NET_IP      "ip"      /* BE: the guest's addresses (accepted, ignored here) */
+#define PVK_NET_IP      "ip"      /* BE: the guest's IPv4 addresses, space-separated (antispoof) */
 /* Frontend -> backend: rings and event channels. */
 #define PVK_NET_TX_RING_REF       "tx-ring-ref"
 #define PVK_NET_RX_RING_REF       "rx-ring-ref"

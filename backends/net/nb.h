@@ -7,6 +7,7 @@
 #include "be.h"
 #include "nb_credit.h"
 #include "nb_mcast.h"
+#include "nb_spoof.h"
 #include "nb_mcwatch.h"
 #include "nb_txcheck.h"
 #include "nb_vnet.h"
@@ -32,6 +33,7 @@
 
 struct nb_config {
     uint8_t mac[6];                 /* the guest's MAC, from "mac" */
+    struct nb_spoof spoof;          /* its MAC and "ip": what its frames may say they are from */
     char bridge[IFNAMSIZ];          /* from "bridge" */
     char ifname[IFNAMSIZ];          /* "vifname", else vif<fe>.<devid> */
     unsigned mtu;                   /* "mtu", default 1500 */
@@ -116,7 +118,7 @@ struct nb_dev {
     uint64_t credit_timer; /* tx waits for credit */
 
     /* Counters, logged at disconnect. */
-    uint64_t tx_pkts, tx_bytes, tx_err, rx_pkts, rx_bytes, rx_err;
+    uint64_t tx_pkts, tx_bytes, tx_err, tx_spoofed, rx_pkts, rx_bytes, rx_err;
     uint64_t rx_drop_big, rx_drop_mcast, rx_drop_bad, rx_drop_stall, mcast_ops;
 };
 

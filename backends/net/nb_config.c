@@ -1,6 +1,8 @@
 /* nb_config.c - the toolstack's keys in the backend dir, as libxl writes
- * them: mac, bridge, vifname, mtu, rate. (type, script, handle, ip and the
- * hotplug keys are not ours to act on: we attach the bridge ourselves.)
+ * them: mac, bridge, vifname, mtu, rate, and ip (the addresses the guest's
+ * frames may come from, as vif-bridge's antispoof rules take it). (type,
+ * script, handle and the hotplug keys are not ours to act on: we attach the
+ * bridge ourselves.)
  * Each bad value is an error the operator can act on.
  */
 #define _GNU_SOURCE
@@ -134,12 +136,29 @@ static int read_limits(struct nb_dev *d, struct xs_handle *xs, const char *dir)
     return 0;
 }
 
+static int read_ips(struct nb_dev *d, struct xs_handle *xs, const char *dir)
+{
+    memcpy(d->cfg.spoof.mac, d->cfg.mac, 6);
+    char *v = xsu_read(xs, XBT_NULL, dir, PVK_NET_IP, 1024);
+    if (!v && errno != ENOENT) {
+        be_error(d->be, errno, "reading %s/ip: %s", dir, strerror(errno));
+        return -1;
+    }
+    const char *why = "";
+    int r = v ? nb_spoof_parse_ips(v, &d->cfg.spoof, &why) : 0;
+    if (r < 0)
+        be_error(d->be, EINVAL, "%s/ip '%s': %s (space-separated IPv4 addresses)", dir, v, why);
+    free(v);
+    return r;
+}
+
 int nb_config_read(struct nb_dev *d)
 {
     struct xs_handle *xs = be_xs(d->be);
     const char *dir = be_path(d->be);
     memset(&d->cfg, 0, sizeof(d->cfg));
-    if (read_mac(d, xs, dir) < 0 || read_names(d, xs, dir) < 0 || read_limits(d, xs, dir) < 0)
+    if (read_mac(d, xs, dir) < 0 || read_names(d, xs, dir) < 0 || read_limits(d, xs, dir) < 0 ||
+        read_ips(d, xs, dir) < 0)
         return -1;
     return 0;
 }

@@ -228,18 +228,19 @@ void nb_disconnect(struct be_dev *be)
     nb_tap_close(&d->tap);
     if (d->q)
         BE_LOG(be,
-               "tx %llu packets %llu bytes (%llu refused or failed); rx %llu packets %llu bytes "
-               "(%llu failed; dropped: %llu too big, %llu multicast filtered, %llu bad, %llu no "
-               "buffers)",
+               "tx %llu packets %llu bytes (%llu refused or failed, %llu of them spoofed); rx "
+               "%llu packets %llu bytes (%llu failed; dropped: %llu too big, %llu multicast "
+               "filtered, %llu bad, %llu no buffers)",
                (unsigned long long)d->tx_pkts, (unsigned long long)d->tx_bytes,
-               (unsigned long long)d->tx_err, (unsigned long long)d->rx_pkts,
-               (unsigned long long)d->rx_bytes, (unsigned long long)d->rx_err,
-               (unsigned long long)d->rx_drop_big, (unsigned long long)d->rx_drop_mcast,
-               (unsigned long long)d->rx_drop_bad, (unsigned long long)d->rx_drop_stall);
+               (unsigned long long)d->tx_err, (unsigned long long)d->tx_spoofed,
+               (unsigned long long)d->rx_pkts, (unsigned long long)d->rx_bytes,
+               (unsigned long long)d->rx_err, (unsigned long long)d->rx_drop_big,
+               (unsigned long long)d->rx_drop_mcast, (unsigned long long)d->rx_drop_bad,
+               (unsigned long long)d->rx_drop_stall);
     free(d->q);
     d->q = NULL;
     d->nq = 0;
     nb_mcast_clear(&d->mcast);
-    d->tx_pkts = d->tx_bytes = d->tx_err = d->rx_pkts = d->rx_bytes = d->rx_err = 0;
+    d->tx_pkts = d->tx_bytes = d->tx_err = d->tx_spoofed = d->rx_pkts = d->rx_bytes = d->rx_err = 0;
     d->rx_drop_big = d->rx_drop_mcast = d->rx_drop_bad = d->rx_drop_stall = d->mcast_ops = 0;
 }

@@ -118,6 +118,14 @@ static int16_t send_pkt(struct nb_queue *q, struct nb_txq_pkt *tp, bool copied)
         log_refused(q, tp, why);
         return NETIF_RSP_ERROR;
     }
+    /* A well-formed frame from an address that is not the guest's: dropped
+     * here, as the hotplug scripts' antispoof rules would at the bridge. */
+    const char *spoof = nb_spoof_check(&d->cfg.spoof, frame, tp->p.total);
+    if (spoof) {
+        BE_LOG_RL(d->be, "queue %u: tx frame of %u bytes dropped: %s", q->idx, tp->p.total, spoof);
+        d->tx_spoofed++;
+        return NETIF_RSP_DROPPED;
+    }
     memcpy(tp->buf, &h, sizeof(h));
     ssize_t n = write(q->fd, tp->buf, NB_VNET_HDR + tp->p.total);
     if (n < 0 && nb_tap_gone_errno(errno)) {

@@ -7,7 +7,7 @@
  * Options: --queues N --split --no-sg --no-gso --no-csum --no-csum6
  *          --mcast-control --rx-bufs N --timeout SEC --no-rx-copy
  *          --no-rx-notify --bogus-ring --ip A.B.C.D --peer-ip A.B.C.D --peer-mac MAC
- *          --ip6 ADDR --peer-ip6 ADDR
+ *          --ip6 ADDR --peer-ip6 ADDR --src-mac MAC (frames from another MAC: spoofing)
  * Commands:
  *   connect | reconnect | close | drop
  *   await-restart            wait for the backend to restart (InitWait), reconnect
@@ -51,6 +51,8 @@ static struct nf_opts O;
 /* IPv6: fd00:99::2 (us) and fd00:99::1 (the peer) unless given. */
 static struct nfr_end me = {
     .ip = {10, 99, 0, 2}, .ip6 = {0xfd, 0, 0, 0x99, [15] = 2}, .port = 4000};
+static uint8_t src_mac[6];
+static bool src_mac_set;
 static struct nfr_end peer = {.mac = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
                               .ip = {10, 99, 0, 1},
                               .ip6 = {0xfd, 0, 0, 0x99, [15] = 1}};
@@ -638,15 +640,23 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     nf_default_opts(&O);
-    static const struct option opts[] = {
-        {"queues", required_argument, NULL, 'q'},   {"split", no_argument, NULL, 's'},
-        {"no-sg", no_argument, NULL, 'S'},          {"no-gso", no_argument, NULL, 'G'},
-        {"no-csum", no_argument, NULL, 'C'},        {"no-csum6", no_argument, NULL, '6'},
-        {"mcast-control", no_argument, NULL, 'm'},  {"rx-bufs", required_argument, NULL, 'r'},
-        {"timeout", required_argument, NULL, 't'},  {"no-rx-copy", no_argument, NULL, 'c'},
-        {"no-rx-notify", no_argument, NULL, 'n'},   {"bogus-ring", no_argument, NULL, 'B'},
-        {"ip", required_argument, NULL, 'i'},       {"peer-ip", required_argument, NULL, 'p'},
-        {"peer-mac", required_argument, NULL, 'M'}, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"queues", required_argument, NULL, 'q'},
+                                         {"split", no_argument, NULL, 's'},
+                                         {"no-sg", no_argument, NULL, 'S'},
+                                         {"no-gso", no_argument, NULL, 'G'},
+                                         {"no-csum", no_argument, NULL, 'C'},
+                                         {"no-csum6", no_argument, NULL, '6'},
+                                         {"mcast-control", no_argument, NULL, 'm'},
+                                         {"rx-bufs", required_argument, NULL, 'r'},
+                                         {"timeout", required_argument, NULL, 't'},
+                                         {"no-rx-copy", no_argument, NULL, 'c'},
+                                         {"no-rx-notify", no_argument, NULL, 'n'},
+                                         {"bogus-ring", no_argument, NULL, 'B'},
+                                         {"ip", required_argument, NULL, 'i'},
+                                         {"peer-ip", required_argument, NULL, 'p'},
+                                         {"peer-mac", required_argument, NULL, 'M'},
+                                         {"src-mac", required_argument, NULL, 'F'},
+                                         {NULL, 0, NULL, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
         switch (c) {
@@ -698,6 +708,10 @@ int main(int argc, char **argv)
         case 'M':
             mac_arg(optarg, peer.mac);
             break;
+        case 'F': /* a source MAC other than the vif's: spoofing */
+            mac_arg(optarg, src_mac);
+            src_mac_set = true;
+            break;
         case 'I':
             if (inet_pton(AF_INET6, optarg, me.ip6) != 1)
                 FAILF("--ip6 %s", optarg);
@@ -716,7 +730,7 @@ int main(int argc, char **argv)
     T = nf_open(argv[optind]);
     if (!T)
         return 1;
-    memcpy(me.mac, T->mac, 6);
+    memcpy(me.mac, src_mac_set ? src_mac : T->mac, 6);
     run(argc, argv, optind + 1);
     nf_free(T);
     return 0;

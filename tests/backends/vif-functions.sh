@@ -106,7 +106,7 @@ _netfront_cmd() {
     local opts=(--peer-mac "$PEER_MAC" --peer-ip "$PEER_IP" --ip "$GUEST_IP")
     while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do
         opts+=("$1")
-        case $1 in --queues | --rx-bufs | --timeout | --ip | --peer-ip | --peer-mac) opts+=("$2"); shift ;; esac
+        case $1 in --queues | --rx-bufs | --timeout | --ip | --peer-ip | --peer-mac | --src-mac) opts+=("$2"); shift ;; esac
         shift
     done
     NF_CMD=("$XENSIM" exec "$g" -- "$NETFRONT" "${opts[@]}" "$(vif_fe "$g" "$dev")" "$@")
