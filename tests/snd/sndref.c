@@ -12,8 +12,9 @@
 #include "sndcheck.h"
 #include "sndreport.h"
 
-#define MATCH_WINDOW 32 /* frames that must agree to resynchronise */
-#define SEARCH_S     10 /* how far ahead to look, in seconds */
+#define MATCH_WINDOW 32  /* frames that must agree to resynchronise */
+#define SEARCH_S     10  /* how far ahead to look, in seconds */
+#define CONFIRM_MS   500 /* how much must agree after a resynchronisation to prefer it */
 
 struct flat {
     unsigned char *p;
@@ -89,15 +90,30 @@ static void trim_silence(const struct flat *f, size_t *lo, size_t *hi)
         (*hi)--;
 }
 
-/* The first k in [from, limit) where hay[k..k+W) equals pat[0..W); or SIZE_MAX. */
-static size_t find(const struct flat *hay, size_t from, size_t limit, const unsigned char *pat)
+/* The first k in [from, limit) where hay[k..k+W) equals pat[0..W) and, when
+ * confirm is non-zero, where the next `confirm` frames agree too (fewer where
+ * either side ends first: pat_left frames are left after pat); or SIZE_MAX.
+ * The confirmation is there because speech synthesizers and codecs repeat
+ * waveforms exactly: a 32-frame window of a vowel can be found a word early,
+ * and a resynchronisation there reports a real cut as several cuts and extra
+ * frames. */
+static size_t find(const struct flat *hay, size_t from, size_t limit, const unsigned char *pat,
+                   size_t pat_left, size_t confirm)
 {
     size_t w = (size_t)MATCH_WINDOW * hay->fb;
     if (limit + MATCH_WINDOW > hay->frames)
         limit = hay->frames >= MATCH_WINDOW ? hay->frames - MATCH_WINDOW + 1 : 0;
-    for (size_t k = from; k < limit; k++)
-        if (!memcmp(hay->p + k * hay->fb, pat, w))
+    for (size_t k = from; k < limit; k++) {
+        if (memcmp(hay->p + k * hay->fb, pat, w))
+            continue;
+        size_t c = confirm;
+        if (c > pat_left)
+            c = pat_left;
+        if (c > hay->frames - k)
+            c = hay->frames - k;
+        if (!memcmp(hay->p + k * hay->fb, pat, c * hay->fb))
             return k;
+    }
     return SIZE_MAX;
 }
 
@@ -141,6 +157,7 @@ static int compare_ref(const struct sndin *in, const struct check_opts *o, struc
     trim_silence(&ref, &jlo, &jhi);
     rec.frames = ihi, ref.frames = jhi;
     size_t search = (size_t)SEARCH_S * s0->rate;
+    size_t confirm = (size_t)s0->rate * CONFIRM_MS / 1000;
     for (i = ilo, j = jlo; i < ihi && j < jhi;) {
         unsigned char *a = rec.p + i * rec.fb, *b = ref.p + j * ref.fb;
         if (!memcmp(a, b, rec.fb)) {
@@ -154,8 +171,17 @@ static int compare_ref(const struct sndin *in, const struct check_opts *o, struc
          * searches SEARCH_S of audio, and a recording that is not the
          * reference at all would otherwise take hours. */
         bool try = bad < s0->rate || bad % (s0->rate / 10 ? s0->rate / 10 : 1) == 0;
-        size_t k1 = try && i + MATCH_WINDOW <= ihi ? find(&ref, j + 1, j + search, a) : SIZE_MAX;
-        size_t k2 = try && j + MATCH_WINDOW <= jhi ? find(&rec, i + 1, i + search, b) : SIZE_MAX;
+        size_t k1 = SIZE_MAX, k2 = SIZE_MAX;
+        /* A confirmed resynchronisation first; the first window that agrees
+         * only where none is (anomalies closer together than CONFIRM_MS). */
+        for (size_t c = confirm; try && k1 == SIZE_MAX && k2 == SIZE_MAX; c = 0) {
+            if (i + MATCH_WINDOW <= ihi)
+                k1 = find(&ref, j + 1, j + search, a, ihi - i, c);
+            if (j + MATCH_WINDOW <= jhi)
+                k2 = find(&rec, i + 1, i + search, b, jhi - j, c);
+            if (!c)
+                break;
+        }
         if (k1 != SIZE_MAX || k2 != SIZE_MAX) {
             if (bad)
                 report_diff("ref-differ", bad_at, j - bad, bad, s0->rate), bad = 0;
