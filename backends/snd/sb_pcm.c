@@ -254,6 +254,12 @@ static int set_params(struct sb_stream *s)
         (e = snd_pcm_sw_params_get_boundary(sw, &boundary)) < 0 ||
         (e = snd_pcm_sw_params_set_start_threshold(p->h, sw, boundary)) < 0 ||
         (e = snd_pcm_sw_params_set_avail_min(p->h, sw, p->period_frames)) < 0 ||
+        /* Playback: what the card has played is overwritten with silence, so
+         * an underrun plays silence until it is noticed, not the audio of a
+         * buffer ago (a card reads on past the last frame written until its
+         * period interrupt sees the underrun). */
+        (!s->capture && (e = snd_pcm_sw_params_set_silence_threshold(p->h, sw, 0)) < 0) ||
+        (!s->capture && (e = snd_pcm_sw_params_set_silence_size(p->h, sw, boundary)) < 0) ||
         (e = snd_pcm_sw_params(p->h, sw)) < 0) {
         BE_LOG_RL(s->d->be, "stream %u/%u: PCM %s: sw params: %s", s->pcm_idx, s->idx,
                   sb_pcm_name(s), snd_strerror(e));
