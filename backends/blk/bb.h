@@ -15,6 +15,11 @@
 
 #define BB_MAX_QUEUES     4u
 #define BB_MAX_RING_ORDER 4u
+/* Pages of a device's requests mapped at once: requests wait on the ring
+ * past this. Without it one frontend could make us hold ~524 k mappings
+ * (4 queues x 512 slots x 256 indirect segments); 4096 pages (16 MiB) keep
+ * 16 of the largest requests in flight. */
+#define BB_MAPPED_MAX 4096u
 /* Persistent grants kept per queue (Linux blkback's default bound). */
 #define BB_MAX_PGRANTS 1056u
 /* Memory the volatile cache may take (what it allocates, not only the data it
@@ -72,6 +77,7 @@ struct bb_req {
     struct bb_pgrant **pg; /* per segment: persistent entry, or NULL (single map) */
     struct iovec *iov;
     unsigned niov;
+    unsigned held; /* pages counted in the device's mapped */
     void *page_inline[BLKIF_MAX_SEGMENTS_PER_REQUEST];
     struct bb_pgrant *pg_inline[BLKIF_MAX_SEGMENTS_PER_REQUEST];
     struct iovec iov_inline[BLKIF_MAX_SEGMENTS_PER_REQUEST];
@@ -105,6 +111,8 @@ struct bb_dev {
     struct bb_io *io;
     bool warned_dio, warned_vcache;
     unsigned inflight;      /* requests started and not complete, barrier excluded */
+    unsigned mapped;        /* pages of requests mapped now (BB_MAPPED_MAX) */
+    unsigned mapped_peak;   /* for the disconnect log line */
     struct bb_req *barrier; /* a barrier waiting for the drain or running */
     bool barrier_started;
     struct bb_req *done_head, **done_tail; /* complete, not yet answered */

@@ -165,11 +165,12 @@ void bb_disconnect(struct be_dev *be)
     if (d->q)
         BE_LOG(be,
                "served %llu requests (%llu refused or failed); persistent grants: %u mapped, "
-               "%llu maps",
+               "%llu maps; at most %u pages of requests mapped at once",
                (unsigned long long)d->nreq, (unsigned long long)d->nerr, pg,
-               (unsigned long long)pgmaps);
+               (unsigned long long)pgmaps, d->mapped_peak);
     free(d->q);
     d->q = NULL;
     d->nqueues = 0;
     d->nreq = d->nerr = 0;
+    d->mapped = d->mapped_peak = 0;
 }

@@ -16,9 +16,18 @@ void bb_ring_event(struct be_dev *be, struct be_ring *r, void *opaque)
     bb_run(q->d);
 }
 
+/* Could the next request's pages be mapped within BB_MAPPED_MAX? */
+static bool room_to_map(const struct bb_dev *d)
+{
+    unsigned most = d->lim.max_indirect > BLKIF_MAX_SEGMENTS_PER_REQUEST
+                        ? d->lim.max_indirect
+                        : BLKIF_MAX_SEGMENTS_PER_REQUEST;
+    return d->mapped + most <= BB_MAPPED_MAX;
+}
+
 static bool stopped(struct bb_queue *q)
 {
-    return q->broken || be_fault_hung(q->d->be) || q->d->barrier;
+    return q->broken || be_fault_hung(q->d->be) || q->d->barrier || !room_to_map(q->d);
 }
 
 bool bb_ring_consume(struct bb_queue *q)

@@ -130,6 +130,11 @@ int bb_segs_map(struct bb_req *r)
     int prot = r->p.kind == BB_READ ? PROT_READ | PROT_WRITE : PROT_READ;
     if (alloc_arrays(r) < 0)
         return -1;
+    struct bb_dev *d = r->q->d;
+    r->held = r->p.nseg;
+    d->mapped += r->held;
+    if (d->mapped > d->mapped_peak)
+        d->mapped_peak = d->mapped;
     if ((r->q->pgc ? map_persistent(r, prot) : map_transient(r, prot)) < 0) {
         int e = errno;
         bb_segs_unmap(r);
@@ -169,6 +174,8 @@ void bb_segs_unmap(struct bb_req *r)
             r->page[i] = NULL;
         }
     }
+    r->q->d->mapped -= r->held;
+    r->held = 0;
     r->niov = 0;
 }
 

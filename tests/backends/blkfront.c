@@ -13,6 +13,8 @@
  *   await-restart           wait for the backend to restart (InitWait), then reconnect
  *   write S N SEED | read S N SEED | readzero S N
  *   scatter S COUNT STRIDE SEED   COUNT one-sector writes at S, S+STRIDE, ...
+ *   flood NSEG              fill every ring with indirect reads of NSEG segments (all of
+ *                           sector 0, into the same pages) before one notify; all OKAY
  *   flush | barrier | discard S N      (expect OKAY)
  *   expect OP STATUS        OP flush|barrier|discard:S:N; STATUS a number
  *   bad KIND                a malformed request (tbad.c); its status must be what blkif.h says
@@ -241,6 +243,70 @@ static void latency_at_least(unsigned ms)
     printf("ok: answered after %llu ms\n", (unsigned long long)took);
 }
 
+/* Every ring full of indirect reads of nseg segments, pushed at once: what
+ * a frontend can make the backend map. Each segment is sector 0 read into
+ * one of the data pages; every request shares one indirect page. */
+static void flood(unsigned nseg)
+{
+    if (!O.indirect || T->max_indirect < nseg || nseg > TF_MAX_REQ_SEGS ||
+        nseg <= BLKIF_MAX_SEGMENTS_PER_REQUEST)
+        FAILF("flood: %u segments needs --indirect and a backend offering them (it offers %u)",
+              nseg, T->max_indirect);
+    struct blkif_request_segment seg[TF_MAX_REQ_SEGS];
+    for (unsigned k = 0; k < nseg; k++)
+        seg[k] = (struct blkif_request_segment){
+            .gref = T->data_refs[k % TF_DATA_PAGES], .first_sect = 0, .last_sect = 0};
+    memcpy(T->ind, seg, nseg * sizeof(seg[0]));
+    unsigned total = 0;
+    for (unsigned qi = 0; qi < T->nq; qi++) {
+        struct tf_queue *q = &T->q[qi];
+        for (unsigned n = RING_FREE_REQUESTS(&q->fr); n; n--) {
+            struct blkif_request_indirect ir = {.operation = BLKIF_OP_INDIRECT,
+                                                .indirect_op = BLKIF_OP_READ,
+                                                .nr_segments = (uint16_t)nseg,
+                                                .id = T->next_id++,
+                                                .sector_number = 0};
+            ir.indirect_grefs[0] = T->ind_refs[0];
+            memcpy(RING_GET_REQUEST(&q->fr, q->fr.req_prod_pvt), &ir, sizeof(ir));
+            q->fr.req_prod_pvt++;
+            total++;
+        }
+    }
+    for (unsigned qi = 0; qi < T->nq; qi++) {
+        RING_PUSH_REQUESTS(&T->q[qi].fr); /* and notify regardless */
+        xenevtchn_notify(T->xce, T->q[qi].port);
+    }
+    uint64_t end = mono_ms() + O.timeout_ms;
+    for (unsigned got = 0; got < total;) {
+        unsigned before = got;
+        for (unsigned qi = 0; qi < T->nq; qi++) {
+            blkif_response_t rsp;
+            int r;
+            while ((r = tf_next_response(T, qi, 0, &rsp)) == 1) {
+                if (rsp.status != BLKIF_RSP_OKAY)
+                    FAILF("flood: request %#llx on queue %u: status %d", (unsigned long long)rsp.id,
+                          qi, rsp.status);
+                got++;
+            }
+            if (r < 0)
+                FAILF("flood: %s", T->err);
+        }
+        if (got == before) {
+            if (mono_ms() >= end)
+                FAILF("flood: %u of %u requests unanswered", total - got, total);
+            blkif_response_t rsp;
+            if (tf_next_response(T, 0, 50, &rsp) == 1) {
+                if (rsp.status != BLKIF_RSP_OKAY)
+                    FAILF("flood: request %#llx: status %d", (unsigned long long)rsp.id,
+                          rsp.status);
+                got++;
+            }
+        }
+    }
+    printf("ok: flood: %u reads of %u segments on %u queue(s), all OKAY (%llu pages asked)\n",
+           total, nseg, T->nq, (unsigned long long)total * nseg);
+}
+
 static void run(int argc, char **argv, int i)
 {
     for (; i < argc; i++) {
@@ -275,6 +341,9 @@ static void run(int argc, char **argv, int i)
             do_rw(c[0] == 'w' ? BLKIF_OP_WRITE : BLKIF_OP_READ, num(argv[i + 1]), num(argv[i + 2]),
                   num(argv[i + 3]), false);
             i += 3;
+        } else if (!strcmp(c, "flood")) {
+            need(argc, i, 1, c);
+            flood((unsigned)num(argv[++i]));
         } else if (!strcmp(c, "scatter")) { /* COUNT one-sector writes, STRIDE sectors apart */
             need(argc, i, 4, c);
             uint64_t s0 = num(argv[i + 1]), cnt = num(argv[i + 2]), stride = num(argv[i + 3]);
