@@ -44,11 +44,17 @@ struct hyp_gref {
     uint32_t page;
 };
 
+/* Handles (connections) a domain's processes may hold. Grants and ports are
+ * counted per domain; a connection holds its own mappings and buffers, so
+ * without a limit a domain could open handles until dom0 runs out. */
+#define HYP_CONNS_PER_DOMAIN 1024u
+
 struct hyp_dom {
     unsigned domid;
     bool dying;
     int lfd;
     struct hyp_conn *conns;
+    unsigned nconns; /* at most HYP_CONNS_PER_DOMAIN */
 
     /* grant table */
     int gtab_fd;

@@ -98,6 +98,7 @@ static void conn_close(struct hyp_conn *c, bool notify)
         d->conns = c->next;
     if (c->next)
         c->next->prev = c->prev;
+    d->nconns--;
     free(c);
 }
 
@@ -216,6 +217,15 @@ static void accept_cb(void *opaque, int lfd, uint32_t events)
                 hyp_log("dom%u: accept: %s", d->domid, strerror(errno));
             return;
         }
+        if (d->domid != 0 && d->nconns >= HYP_CONNS_PER_DOMAIN) {
+            static unsigned refused;
+            if (refused++ % 100 == 0)
+                hyp_log("dom%u holds %u handles, the most a domain may: refusing another (%u "
+                        "refused so far)",
+                        d->domid, d->nconns, refused);
+            close(fd);
+            continue;
+        }
         struct hyp_conn *c = calloc(1, sizeof(*c));
         if (!c) {
             close(fd);
@@ -242,6 +252,7 @@ static void accept_cb(void *opaque, int lfd, uint32_t events)
         if (d->conns)
             d->conns->prev = c;
         d->conns = c;
+        d->nconns++;
     }
 }
 

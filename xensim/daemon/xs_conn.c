@@ -441,6 +441,22 @@ static void conn_cb(void *opaque, int fd, uint32_t events)
 
 int xs_conn_new(int fd, unsigned domid)
 {
+    if (domid != 0) {
+        unsigned n = 0;
+        for (struct xs_conn *k = conns; k; k = k->next)
+            n += k->who.domid == domid;
+        if (n >= XS_CONNS_PER_DOMAIN) {
+            static unsigned refused;
+            if (refused++ % 100 == 0)
+                fprintf(stderr,
+                        "xensim xenstored: dom%u holds %u connections, the most a domain may: "
+                        "refusing another (%u refused so far)\n",
+                        domid, n, refused);
+            close(fd);
+            errno = EMFILE;
+            return -1;
+        }
+    }
     struct xs_conn *c = calloc(1, sizeof(*c));
     if (!c) {
         close(fd);

@@ -27,6 +27,11 @@ struct xs_out;
 #define XS_OUTSTANDING_MAX  20              /* quota_req_outstanding */
 #define XS_OUT_MAX          (2560u * 1024u) /* quota_memory_per_domain_hard */
 #define XS_EVENT_TIMEOUT_MS 20000u          /* timeout_watch_event_msec */
+/* Connections an unprivileged domain may hold. On Xen a domU has one (its
+ * ring: the kernel multiplexes its processes over it); here each process
+ * connects, so without a limit a domain multiplies the per-connection
+ * quotas (transactions, outstanding requests, output memory) at will. */
+#define XS_CONNS_PER_DOMAIN 256u
 
 struct xs_conn {
     int fd;

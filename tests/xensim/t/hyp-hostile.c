@@ -409,6 +409,39 @@ int main(int argc, char **argv)
     }
     close(s);
 
+    /* More handles than a domain may hold (HYP_CONNS_PER_DOMAIN, 1024): the
+     * ones past it are dropped before HELLO is answered; one closed, a new
+     * one is served. */
+    enum { HANDLES = 1100, HANDLE_LIMIT = 1024 };
+    static int hs[HANDLES];
+    int nserved = 0, ndropped = 0;
+    for (int i = 0; i < HANDLES; i++) {
+        hs[i] = raw_connect(C);
+        struct hyp_hello hl = {HYP_PROTO_VERSION, HYP_KIND_GNTTAB};
+        send_body(hs[i], HYP_HELLO, &hl, sizeof(hl), NULL, 0);
+        int e = reply_err(hs[i], NULL, 0);
+        if (e == 0) {
+            CHECK(!ndropped, "handle %d served after %d were dropped", i, ndropped);
+            nserved++;
+        } else {
+            CHECK(e == -1, "handle %d: HELLO answered %d", i, e);
+            ndropped++;
+            close(hs[i]);
+            hs[i] = -1;
+        }
+    }
+    CHECK(nserved <= HANDLE_LIMIT && nserved >= HANDLE_LIMIT - 8,
+          "%d handles served, %d dropped: want at most %d served", nserved, ndropped, HANDLE_LIMIT);
+    close(hs[0]);
+    hs[0] = -1;
+    usleep(100 * 1000);
+    s = hello(C, HYP_KIND_GNTTAB, -1); /* a handle again once one is closed */
+    close(s);
+    for (int i = 0; i < HANDLES; i++)
+        if (hs[i] >= 0)
+            close(hs[i]);
+    printf("handles: %d served, %d dropped\n", nserved, ndropped);
+
     still_serves();
     /* No fd the daemon received from us is kept. */
     int fds_after = -1;

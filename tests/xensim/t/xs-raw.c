@@ -5,7 +5,7 @@
  *   xs-raw CASE      prints "ok CASE" and exits 0, or "FAIL CASE: why", exit 1
  *
  * Cases: oversize nonul badpath unknown-type txid echo pipeline half dirpart
- *        flood guest-priv reset disconnect-tx wait-closed backpressure
+ *        flood guest-priv reset disconnect-tx wait-closed backpressure many-conns
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -591,10 +591,61 @@ static void c_backpressure(void)
     close(fd);
 }
 
+/* An unprivileged domain holds at most 256 connections (XS_CONNS_PER_DOMAIN):
+ * of 300 opened, the store answers on at most 256 and closes the others; one
+ * closed, a new one is served again. Run in a guest domain. */
+static void c_many_conns(void)
+{
+    enum { N = 300, LIMIT = 256 };
+    static int fd[N];
+    unsigned served = 0, refused = 0;
+    int last_served = -1;
+    for (int i = 0; i < N; i++) {
+        fd[i] = xconnect();
+        /* A refused connection may be closed before the request goes out. */
+        struct {
+            struct xsd_sockmsg h;
+            char b[sizeof("name")];
+        } q = {{.type = XS_READ, .req_id = (uint32_t)i, .len = sizeof("name")}, "name"};
+        struct msg m;
+        int r = 0;
+        if (send(fd[i], &q, sizeof(q), MSG_NOSIGNAL) == (ssize_t)sizeof(q))
+            r = recv_msg(fd[i], &m, 5000);
+        else if (errno != EPIPE && errno != ECONNRESET)
+            failf("connection %d: send: %s", i, strerror(errno));
+        if (r < 0)
+            failf("connection %d: neither answered nor closed within 5 s", i);
+        if (r == 0) {
+            refused++;
+        } else {
+            if (m.h.type != XS_READ || m.h.req_id != (uint32_t)i)
+                failf("connection %d: reply type %u req %u", i, m.h.type, m.h.req_id);
+            if (refused)
+                failf("connection %d served after %u were refused", i, refused);
+            served++;
+            last_served = i;
+        }
+    }
+    if (served > LIMIT || served < LIMIT - 8 || refused != N - served)
+        failf("%u connections served, %u refused: want at most %d served (fewer only by the "
+              "domain's own), the rest refused",
+              served, refused, LIMIT);
+    close(fd[last_served]);
+    usleep(100 * 1000); /* the store notices the close */
+    int again = xconnect();
+    expect(again, XS_READ, 0, S("name"), NULL, "read on a connection after one was closed");
+    close(again);
+    for (int i = 0; i < N; i++)
+        if (i != last_served)
+            close(fd[i]);
+    printf("served %u of %d, refused %u\n", served, N, refused);
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
 } cases[] = {
+    {"many-conns", c_many_conns},
     {"backpressure", c_backpressure},
     {"wait-closed", c_wait_closed},
     {"reset", c_reset},
