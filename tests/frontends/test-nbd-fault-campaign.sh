@@ -35,8 +35,15 @@ done
 workload_stop
 workload_done
 nbd_finish
-expect_eq "recoveries" "$(fe_key "$guest" "$DEV" shadow/recoveries)" \
-    "$(($(grep -c 'failed: bad-response' "$TEST_TMP/guest.log") + FAULTS))"
+# One recovery a fault, one more for each corrupt answer caught; under a
+# loaded machine a request can pass its 1 s deadline with no fault at all:
+# such extra recoveries must each be a timeout that no pause explains.
+want=$(($(grep -c 'failed: bad-response' "$TEST_TMP/guest.log") + FAULTS))
+got=$(fe_key "$guest" "$DEV" shadow/recoveries)
+spare=$(($(grep -c 'failed: timeout' "$TEST_TMP/guest.log") - ${by_kind[pause]:-0}))
+[ "$got" -ge "$want" ] && [ $((got - want)) -le "$spare" ] ||
+    fail "recoveries: $got, want $want (and at most $spare more, from deadline timeouts)"
+[ "$got" = "$want" ] || log "$((got - want)) recoveries more than faults: deadline timeouts on a loaded machine"
 sorted=$(printf '%s\n' "${times[@]}" | sort -n)
 n=${#times[@]}
 p50=$(echo "$sorted" | sed -n "$(((n + 1) / 2))p")
