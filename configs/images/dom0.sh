@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dom0.sh - the Xen host image: dom0-base.sh's Debian root plus Understudy's
-# dom0 side: shadowd and shadowctl (with the libraries they need), the
+# dom0 side: shadowd, shadowd-priv and shadowctl (with the libraries they need), the
 # shadowd systemd unit (enabled) and /etc/understudy/shadowd.conf (libxl
 # driver), the xl configs of configs/xl/ in /etc/xen, and the driver-domain
 # and guest images in /var/lib/understudy/{drv,guest}.
@@ -24,7 +24,7 @@ CONF=$IMG_SRC/shadowd.conf
 XL=("$TOP"/configs/xl/*.cfg)
 extra=()
 for fd in "$@"; do extra+=("${fd%%=*}"); done
-H=$(hash_of "$0" "$IMG_SRC/lib.sh" "$BS" "$DS" "$GS" "$BINDIR/shadowd" "$BINDIR/shadowctl" \
+H=$(hash_of "$0" "$IMG_SRC/lib.sh" "$BS" "$DS" "$GS" "$BINDIR/shadowd" "$BINDIR/shadowd-priv" "$BINDIR/shadowctl" \
     "$UNIT" "$CONF" "${XL[@]}" "$*" "${extra[@]}")
 D=$(stage_dir dom0 "$H")
 if stage_done dom0 "$H"; then echo "$D"; exit 0; fi
@@ -38,7 +38,7 @@ put() { # put SRC DEST [MODE]
     rm -f "$R$2"
     install -D -m "${3:-644}" "$1" "$R$2"
 }
-for b in shadowd shadowctl; do
+for b in shadowd shadowd-priv shadowctl; do
     [ -x "$BINDIR/$b" ] || die "$BINDIR/$b missing (make all first)"
     rm -f "$R/usr/sbin/$b"
     copy_with_libs "$R" "$BINDIR/$b" "/usr/sbin/$b"

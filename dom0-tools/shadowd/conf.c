@@ -58,6 +58,7 @@ static const struct opt opts[] = {
     {"corroboration-window", O_DUR, S_GLOBAL, G(corroboration_ms), 1, 0, SD_DRIVER_NONE},
     {"ignore-backend-key", O_KEYS, S_GLOBAL, 0, 0, 0, SD_DRIVER_NONE},
     {"libvirt-uri", O_STR, S_GLOBAL, G(libvirt_uri), 0, 0, SD_DRIVER_NONE},
+    {"user", O_STR, S_GLOBAL, G(user), 0, 0, SD_DRIVER_NONE},
     {"driver", O_DRIVER, S_DEFAULT, D(driver), 0, 0, SD_DRIVER_NONE},
     {"command", O_WORDS, S_DOMAIN, D(argv), 0, 0, SD_DRIVER_XENSIM},
     {"env", O_KV, S_DOMAIN, D(env), 0, 0, SD_DRIVER_XENSIM},
@@ -612,6 +613,7 @@ void sd_conf_free(struct sd_conf *c)
     vec_free(c->ignore_keys);
     free(c->xensim_dir);
     free(c->libvirt_uri);
+    free(c->user);
     free(c->run_dir);
     free(c->state_dir);
     free(c->path);
@@ -641,6 +643,8 @@ void sd_conf_dump(const struct sd_conf *c, FILE *out)
         fprintf(out, "xensim-dir %s\n", c->xensim_dir);
     if (c->libvirt_uri)
         fprintf(out, "libvirt-uri %s\n", c->libvirt_uri);
+    if (c->user)
+        fprintf(out, "user %s\n", c->user);
     fprintf(out, "report-budget %u\n", c->report_budget);
     sd_format_duration(b, sizeof(b), c->report_window_ms);
     fprintf(out, "report-window %s\n", b);

@@ -53,6 +53,7 @@ struct sd_conf {
     char *run_dir;
     char *xensim_dir;            /* NULL: $XENSIM_DIR */
     char *libvirt_uri;           /* NULL: libvirt's default */
+    char *user;                  /* the unprivileged part's user; NULL: the default (privdrop.h) */
     unsigned report_budget;      /* report-triggered recoveries per guest per window */
     uint64_t report_window_ms;   /* the window of report_budget */
     uint64_t report_interval_ms; /* reports acted on at most this often per device */

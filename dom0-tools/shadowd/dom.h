@@ -121,6 +121,7 @@ struct sd {
     struct sd_histring hist; /* the last finished recoveries */
     bool xs_lost;
     uint64_t started_ms;
+    int state_fd; /* the state dir, open (persist.c) */
 };
 
 /* The words for states, as status keys, status and metrics show them (dom.c). */

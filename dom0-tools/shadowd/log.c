@@ -9,10 +9,21 @@
 #include <time.h>
 
 static uint64_t t0;
+static const char *prog = "shadowd";
 
 void sd_log_start(uint64_t start)
 {
     t0 = start;
+}
+
+uint64_t sd_log_t0(void)
+{
+    return t0;
+}
+
+void sd_log_prog(const char *name)
+{
+    prog = name;
 }
 
 uint64_t sd_now(void)
@@ -27,7 +38,7 @@ static void vlog(const char *who, const char *fmt, va_list ap)
     uint64_t t = sd_now() - t0;
     char msg[1024];
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    fprintf(stderr, "shadowd[%llu.%03llu]: %s%s%s\n", (unsigned long long)(t / 1000),
+    fprintf(stderr, "%s[%llu.%03llu]: %s%s%s\n", prog, (unsigned long long)(t / 1000),
             (unsigned long long)(t % 1000), who ? who : "", who ? ": " : "", msg);
 }
 

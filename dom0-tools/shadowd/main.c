@@ -6,18 +6,24 @@
  *   shadowd -n [-v] [-c FILE] check the configuration and exit
  *
  * One thread, one poll loop: the xenstore fd, a signalfd, the control and
- * metrics sockets and their clients, and whatever fds a domain driver asks
- * for; timers are the domains' own deadlines, on CLOCK_MONOTONIC. */
+ * metrics sockets and their clients, and the channel to shadowd-priv, the
+ * privileged part that holds the domain drivers (privchan.h); timers are
+ * the domains' own deadlines, on CLOCK_MONOTONIC. shadowd starts
+ * shadowd-priv before it opens anything a peer can reach, and drops root
+ * (privdrop.h) before it reads anything a peer wrote. */
 #define _GNU_SOURCE
 #include "sbuf.h"
 #include "ctl.h"
 #include "detect.h"
 #include "dom.h"
+#include "drv_priv.h"
 #include "events.h"
 #include "instance.h"
 #include "log.h"
 #include "metrics.h"
 #include "persist.h"
+#include "privchan.h"
+#include "privdrop.h"
 #include "record.h"
 #include "recover.h"
 #include "standby.h"
@@ -44,7 +50,6 @@
 #define CLIENT_TIMEOUT 5000
 #define SCAN_EVERY_MS  30000
 #define MAX_POLL_MS    1000
-#define MAX_DRV_FDS    64
 
 enum ckind { C_CTL, C_METRICS };
 
@@ -71,25 +76,20 @@ static void usage(FILE *f)
                "FILE defaults to " DEFAULT_CONF "; see dom0-tools/README.md.\n");
 }
 
-/* -n: the config, and each domain's driver-specific settings. */
+/* -n: shadowd-priv checks the config, since the driver-specific settings
+ * (an xl config, a domain XML) are read with the drivers' libraries. */
 static int check_only(const char *path, bool verbose)
 {
-    struct sd_conf *c = sd_conf_load(path, stderr);
-    if (!c)
+    char priv[4096], err[256];
+    if (sd_privchan_path(priv, sizeof(priv), err, sizeof(err)) < 0) {
+        fprintf(stderr, "shadowd: %s\n", err);
         return 1;
-    int rc = 0;
-    for (unsigned i = 0; i < c->ndoms; i++) {
-        const struct sd_drv_ops *ops = sd_drv_ops_for(c->doms[i].driver);
-        if (ops && ops->check && ops->check(&c->doms[i], stderr) < 0)
-            rc = 1;
     }
-    if (rc == 0) {
-        if (verbose)
-            sd_conf_dump(c, stdout);
-        printf("%s: configuration OK (%u driver domains)\n", path, c->ndoms);
-    }
-    sd_conf_free(c);
-    return rc;
+    char *argv[] = {"shadowd-priv", "-n", "-c", (char *)path, verbose ? "-v" : NULL, NULL};
+    fflush(NULL);
+    execv(priv, argv);
+    fprintf(stderr, "shadowd: exec %s: %s\n", priv, strerror(errno));
+    return 1;
 }
 
 static int listen_on(const char *dir, const char *name, mode_t mode)
@@ -243,11 +243,18 @@ static void tick(struct sd *sd)
     }
 }
 
-static int run(struct sd *sd, int sfd, int ctl_fd, int met_fd)
+static int run(struct sd *sd, struct sd_privchan *ch, int sfd, int ctl_fd, int met_fd)
 {
-    struct pollfd p[4 + MAX_CLIENTS + MAX_DRV_FDS];
+    struct pollfd p[5 + MAX_CLIENTS];
+    char why[300];
     for (;;) {
         tick(sd);
+        if (sd_privchan_lost(ch, why, sizeof(why))) {
+            sd_log("the privileged part is gone (%s): exiting so that the service manager "
+                   "restarts shadowd; state is in %s",
+                   why, sd->conf->state_dir);
+            return 1;
+        }
         if (sd->xs_lost) {
             sd_log("exiting so that the service manager restarts shadowd; state is in %s",
                    sd->conf->state_dir);
@@ -272,28 +279,14 @@ static int run(struct sd *sd, int sfd, int ctl_fd, int met_fd)
         for (unsigned i = 0; i < nclients; i++)
             p[n++] = (struct pollfd){.fd = clients[i].fd,
                                      .events = clients[i].replying ? POLLOUT : POLLIN};
-        int drv_first[SD_DRIVER_KINDS] = {0}, drv_n[SD_DRIVER_KINDS] = {0};
-        for (int k = 0; k < SD_DRIVER_KINDS; k++) {
-            const struct sd_drv_ops *ops = sd_drv_ops_for((enum sd_driver_kind)k);
-            if (!sd->drv[k] || !ops->prepoll)
-                continue;
-            drv_first[k] = n;
-            int t = timeout;
-            drv_n[k] = ops->prepoll(sd->drv[k], p + n, (int)(sizeof(p) / sizeof(p[0])) - n, &t);
-            n += drv_n[k];
-            if (t >= 0 && t < timeout)
-                timeout = t;
-        }
+        int priv = n++;
+        sd_privchan_prepoll(ch, &p[priv], &timeout);
         int r = poll(p, (nfds_t)n, timeout);
         if (r < 0 && errno != EINTR) {
             sd_log("poll: %s", strerror(errno));
             return 1;
         }
-        for (int k = 0; k < SD_DRIVER_KINDS; k++) {
-            const struct sd_drv_ops *ops = sd_drv_ops_for((enum sd_driver_kind)k);
-            if (sd->drv[k] && ops->postpoll)
-                ops->postpoll(sd->drv[k], p + drv_first[k], drv_n[k]);
-        }
+        sd_privchan_postpoll(ch, &p[priv]);
         if (r <= 0)
             goto timers;
         if (p[1].revents & POLLIN) {
@@ -384,8 +377,9 @@ static int open_signals(void)
     return fd;
 }
 
-/* One struct sd_dom per configured domain, and one driver per kind used. */
-static int open_domains(struct sd *sd, const struct sd_drv_hooks *hooks)
+/* One struct sd_dom per configured domain, and one driver per kind used:
+ * shadowd-priv's, through the channel. */
+static int open_domains(struct sd *sd, struct sd_privchan *ch)
 {
     sd->ndoms = sd->conf->ndoms;
     sd->doms = calloc(sd->ndoms, sizeof(*sd->doms));
@@ -398,17 +392,13 @@ static int open_domains(struct sd *sd, const struct sd_drv_hooks *hooks)
         d->sd = sd;
         d->idx = i;
         d->conf = &sd->conf->doms[i];
-        d->ops = sd_drv_ops_for(d->conf->driver);
+        d->ops = &sd_drv_priv;
         sd_inst_init(&d->srv, d, SD_ROLE_SERVING);
         sd_inst_init(&d->sb.inst, d, SD_ROLE_STANDBY);
         enum sd_driver_kind k = d->conf->driver;
-        if (!sd->drv[k]) {
-            char err[256] = "";
-            sd->drv[k] = d->ops->open(sd->conf, hooks, err, sizeof(err));
-            if (!sd->drv[k]) {
-                sd_log("driver %s: %s", d->ops->name, err);
-                return -1;
-            }
+        if (!sd->drv[k] && !(sd->drv[k] = sd_drv_priv_new(ch, k))) {
+            sd_log("out of memory");
+            return -1;
         }
         d->drv = sd->drv[k];
     }
@@ -441,7 +431,7 @@ static void load_devices(struct sd *sd)
 }
 
 /* Everything open_* and load_devices made; safe on a half-built sd. */
-static void close_all(struct sd *sd, int sfd, int ctl_fd, int met_fd)
+static void close_all(struct sd *sd, struct sd_privchan *ch, int sfd, int ctl_fd, int met_fd)
 {
     while (nclients)
         client_close(nclients - 1);
@@ -456,11 +446,12 @@ static void close_all(struct sd *sd, int sfd, int ctl_fd, int met_fd)
         free(d->devs);
     }
     sd_store_close(sd);
-    for (int k = 0; k < SD_DRIVER_KINDS; k++) {
-        const struct sd_drv_ops *ops = sd_drv_ops_for((enum sd_driver_kind)k);
+    for (int k = 0; k < SD_DRIVER_KINDS; k++)
         if (sd->drv[k])
-            ops->close(sd->drv[k]);
-    }
+            sd_drv_priv.close(sd->drv[k]);
+    sd_privchan_close(ch);
+    if (sd->state_fd >= 0)
+        close(sd->state_fd);
     free(sd->doms);
     if (sfd >= 0)
         close(sfd);
@@ -478,32 +469,41 @@ int main(int argc, char **argv)
     if (a.check)
         return check_only(a.path, a.verbose);
 
-    struct sd sd = {.started_ms = t0};
+    struct sd sd = {.started_ms = t0, .state_fd = -1};
     sd.conf = sd_conf_load(a.path, stderr);
     if (!sd.conf)
         return 1;
     rc = 1;
-    int ctl_fd = -1, met_fd = -1;
-    int sfd = open_signals();
+    int ctl_fd = -1, met_fd = -1, sfd = -1;
+    /* First the privileged part, which opens the drivers, while nothing a
+     * peer can reach is open; then, still as root, what the rest needs
+     * (the state dir, xenstore, the sockets); then root goes, before
+     * anything a peer wrote is read. */
     struct sd_drv_hooks hooks = {.done = drv_done, .changed = drv_changed, .ctx = &sd};
-    if (sfd < 0)
+    char err[256] = "";
+    struct sd_privchan *ch = sd_privchan_start(a.path, &hooks, err, sizeof(err));
+    if (!ch) {
+        sd_log("%s", err);
         goto out;
-    if (sd_persist_init(&sd) < 0)
+    }
+    sfd = open_signals();
+    if (sfd < 0 || sd_persist_init(&sd) < 0 || sd_store_open(&sd) < 0 ||
+        open_sockets(&sd, &ctl_fd, &met_fd) < 0 || sd_privdrop(sd.conf, sd.state_fd) < 0)
         goto out;
     sd_persist_history_load(&sd);
-    if (open_domains(&sd, &hooks) < 0 || sd_store_open(&sd) < 0 ||
-        open_sockets(&sd, &ctl_fd, &met_fd) < 0)
+    if (open_domains(&sd, ch) < 0)
         goto out;
     load_devices(&sd);
-    sd_log("watching %u driver domains (config %s, state %s, sockets in %s)", sd.ndoms, a.path,
-           sd.conf->state_dir, sd.conf->run_dir);
+    sd_log("watching %u driver domains (config %s, state %s, sockets in %s; drivers in "
+           "shadowd-priv, pid %d)",
+           sd.ndoms, a.path, sd.conf->state_dir, sd.conf->run_dir, sd_privchan_pid(ch));
     for (unsigned i = 0; i < sd.ndoms; i++)
         sd_recover_startup(&sd.doms[i]);
-    rc = run(&sd, sfd, ctl_fd, met_fd);
+    rc = run(&sd, ch, sfd, ctl_fd, met_fd);
     for (unsigned i = 0; i < sd.ndoms; i++)
         if (sd.doms[i].devs_dirty)
             sd_persist_save_devs(&sd.doms[i]);
 out:
-    close_all(&sd, sfd, ctl_fd, met_fd);
+    close_all(&sd, ch, sfd, ctl_fd, met_fd);
     return rc;
 }

@@ -67,6 +67,13 @@ int sd_persist_init(struct sd *sd)
         sd_log("state dir %s: %s", sd->conf->state_dir, strerror(errno));
         return -1;
     }
+    /* Held open: files are made relative to it, so the unprivileged part
+     * needs no access to the dirs above (privdrop.c gives it the dir). */
+    sd->state_fd = open(sd->conf->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sd->state_fd < 0) {
+        sd_log("state dir %s: %s", sd->conf->state_dir, strerror(errno));
+        return -1;
+    }
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
     if (!f || !fgets(sd->boot_id, sizeof(sd->boot_id), f))
         snprintf(sd->boot_id, sizeof(sd->boot_id), "unknown");
@@ -82,15 +89,22 @@ static void file_path(char *buf, size_t len, const struct sd *sd, const char *na
     snprintf(buf, len, "%s/%s%s", sd->conf->state_dir, name, suffix);
 }
 
-static int write_atomic(const char *path, const struct sbuf *b, bool durable)
+/* A file's name in the state dir, from its path (for messages). */
+static const char *in_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int write_atomic(int dfd, const char *path, const struct sbuf *b, bool durable)
 {
     char tmp[1100];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", in_dir(path));
     if (b->oom) {
         errno = ENOMEM;
         return -1;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
     size_t off = 0;
@@ -101,7 +115,7 @@ static int write_atomic(const char *path, const struct sbuf *b, bool durable)
         if (n <= 0) {
             int e = errno;
             close(fd);
-            unlink(tmp);
+            unlinkat(dfd, tmp, 0);
             errno = e;
             return -1;
         }
@@ -109,34 +123,25 @@ static int write_atomic(const char *path, const struct sbuf *b, bool durable)
     }
     if ((durable && fsync(fd) < 0) || close(fd) < 0) {
         int e = errno;
-        unlink(tmp);
+        unlinkat(dfd, tmp, 0);
         errno = e;
         return -1;
     }
-    if (rename(tmp, path) < 0) {
+    if (renameat(dfd, tmp, dfd, in_dir(path)) < 0) {
         int e = errno;
-        unlink(tmp);
+        unlinkat(dfd, tmp, 0);
         errno = e;
         return -1;
     }
-    char dir[1100];
-    snprintf(dir, sizeof(dir), "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (durable && slash) {
-        *slash = 0;
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
+    if (durable)
+        fsync(dfd);
     return 0;
 }
 
 /* The whole file, NUL-terminated; NULL with errno (ENOENT: none). */
-static char *read_file(const char *path)
+static char *read_file(int dfd, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = openat(dfd, in_dir(path), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
     struct stat st;
@@ -179,12 +184,12 @@ static int split(char *line, char **tok)
     return n;
 }
 
-static void set_aside(const char *path, unsigned line, const char *why)
+static void set_aside(int dfd, const char *path, unsigned line, const char *why)
 {
     char bad[1100];
-    snprintf(bad, sizeof(bad), "%s.bad", path);
-    sd_log("state file %s:%u: %s; moved to %s and ignored", path, line, why, bad);
-    rename(path, bad);
+    snprintf(bad, sizeof(bad), "%s.bad", in_dir(path));
+    sd_log("state file %s:%u: %s; moved to %s.bad and ignored", path, line, why, path);
+    renameat(dfd, in_dir(path), dfd, bad);
 }
 
 static bool same_boot(const struct sd *sd, const char *id)
@@ -221,7 +226,7 @@ int sd_persist_save_devs(struct sd_dom *d)
     }
     sbuf_printf(&b, "end\n");
     file_path(path, sizeof(path), d->sd, d->conf->name, ".devices");
-    int rc = write_atomic(path, &b, false);
+    int rc = write_atomic(d->sd->state_fd, path, &b, false);
     if (rc < 0)
         sd_dlog(d, "saving %s: %s", path, strerror(errno));
     else
@@ -252,7 +257,7 @@ int sd_persist_load_devs(struct sd_dom *d)
 {
     char path[1024];
     file_path(path, sizeof(path), d->sd, d->conf->name, ".devices");
-    char *buf = read_file(path);
+    char *buf = read_file(d->sd->state_fd, path);
     if (!buf) {
         if (errno == ENOENT)
             return 0;
@@ -337,7 +342,7 @@ int sd_persist_load_devs(struct sd_dom *d)
     if (!why && !ended)
         why = "truncated (no 'end')";
     if (why) {
-        set_aside(path, lineno, why);
+        set_aside(d->sd->state_fd, path, lineno, why);
         for (unsigned i = 0; i < d->ndevs; i++)
             sd_dev_free(d->devs[i]);
         d->ndevs = 0;
@@ -379,7 +384,7 @@ int sd_persist_save_rec(struct sd_dom *d)
     }
     sbuf_printf(&b, "end\n");
     file_path(path, sizeof(path), d->sd, d->conf->name, ".recovery");
-    int rc = write_atomic(path, &b, false);
+    int rc = write_atomic(d->sd->state_fd, path, &b, false);
     if (rc < 0)
         sd_dlog(d, "saving %s: %s (a shadowd restart now would not resume this recovery)", path,
                 strerror(errno));
@@ -402,7 +407,7 @@ int sd_persist_load_rec(struct sd_dom *d, bool *found)
     char path[1024];
     *found = false;
     file_path(path, sizeof(path), d->sd, d->conf->name, ".recovery");
-    char *buf = read_file(path);
+    char *buf = read_file(d->sd->state_fd, path);
     if (!buf) {
         if (errno == ENOENT)
             return 0;
@@ -485,7 +490,7 @@ int sd_persist_load_rec(struct sd_dom *d, bool *found)
     if (!why && (!ended || !have_rec))
         why = "truncated";
     if (why) {
-        set_aside(path, lineno, why);
+        set_aside(d->sd->state_fd, path, lineno, why);
         return -1;
     }
     uint64_t now = sd_now();
@@ -504,7 +509,7 @@ void sd_persist_drop_rec(struct sd_dom *d)
 {
     char path[1024];
     file_path(path, sizeof(path), d->sd, d->conf->name, ".recovery");
-    if (unlink(path) < 0 && errno != ENOENT)
+    if (unlinkat(d->sd->state_fd, in_dir(path), 0) < 0 && errno != ENOENT)
         sd_dlog(d, "removing %s: %s", path, strerror(errno));
     d->persisted_rec = false;
 }
@@ -532,7 +537,7 @@ void sd_persist_history_append(struct sd *sd, const struct sd_hist *h)
     file_path(path, sizeof(path), sd, "history", "");
     struct sbuf b = {0};
     hist_line(&b, h);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int fd = openat(sd->state_fd, in_dir(path), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0 || b.oom || write(fd, b.s, b.len) != (ssize_t)b.len || fsync(fd) < 0)
         sd_log("appending to %s: %s", path, strerror(errno));
     if (fd >= 0)
@@ -581,7 +586,7 @@ void sd_persist_history_load(struct sd *sd)
 {
     char path[1024];
     file_path(path, sizeof(path), sd, "history", "");
-    char *buf = read_file(path);
+    char *buf = read_file(sd->state_fd, path);
     if (!buf) {
         if (errno != ENOENT)
             sd_log("reading %s: %s", path, strerror(errno));
@@ -605,7 +610,7 @@ void sd_persist_history_load(struct sd *sd)
         struct sbuf b = {0};
         for (unsigned i = 0; i < sd->hist.n; i++)
             hist_line(&b, sd_hist_at(&sd->hist, i));
-        if (write_atomic(path, &b, true) < 0)
+        if (write_atomic(sd->state_fd, path, &b, true) < 0)
             sd_log("rewriting %s: %s", path, strerror(errno));
         sbuf_free(&b);
     }
