@@ -4,6 +4,7 @@
 #   make test      ASan+UBSan build into build/test, run every test tier, then make systest QUICK=1
 #   make systest   the full-system tier: real Xen 4.17 in QEMU (tests/system)
 #   make bench     benchmarks; results in build/bench/results.jsonl
+#   make fuzz      libFuzzer targets, FUZZ_SECONDS each (default 60); see fuzz/README.md
 #   make demo      the simulator demo
 #   make format    clang-format every C file in place; make format-check fails on a diff
 
@@ -38,6 +39,8 @@ include common/common.mk
 include xensim/xensim.mk
 include tests/tests.mk
 include bench/bench.mk
+# libFuzzer targets for every decoder of a peer's bytes: make fuzz (fuzz/README.md).
+include fuzz/fuzz.mk
 # Each part builds from its own fragment.
 -include backends/backends.mk shadow-frontends/shadow-frontends.mk driverdom/driverdom.mk \
          dom0-tools/dom0-tools.mk

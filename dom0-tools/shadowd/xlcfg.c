@@ -23,11 +23,19 @@ static int check_keys(const char *path, FILE *err)
         fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
         return -1;
     }
-    char line[4096];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
     unsigned n = 0;
     int rc = 0;
-    while (fgets(line, sizeof(line), f)) {
+    while ((got = getline(&line, &cap, f)) >= 0) {
         n++;
+        /* libxlutil's lexer asserts (aborts) on a NUL inside a quoted string. */
+        if (memchr(line, '\0', (size_t)got)) {
+            fprintf(err, "%s:%u: a NUL byte: not a text file\n", path, n);
+            rc = -1;
+            break;
+        }
         const char *p = line;
         while (*p == ' ' || *p == '\t')
             p++;
@@ -54,6 +62,7 @@ static int check_keys(const char *path, FILE *err)
             rc = -1;
         }
     }
+    free(line);
     fclose(f);
     return rc;
 }

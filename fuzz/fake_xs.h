@@ -1,0 +1,19 @@
+/* fake_xs.h - an in-memory xenstore for fuzz targets: libxenstore's calls
+ * (xs_read, xs_directory, xs_write, transactions, watches), defined here so
+ * that the project's own readers run unchanged over values from the input. */
+#ifndef FAKE_XS_H
+#define FAKE_XS_H
+
+#include <stddef.h>
+#include <xenstore.h>
+
+/* The handle every reader gets. */
+struct xs_handle *fxs_handle(void);
+/* Empty the store. */
+void fxs_reset(void);
+/* Set path to len bytes of value (a directory node is created by any child). */
+void fxs_set(const char *path, const void *value, size_t len);
+/* Load "path=value" lines (paths relative to base unless absolute). */
+void fxs_load(const char *base, const char *text, size_t len);
+
+#endif
