@@ -4,6 +4,7 @@
 #   make test      ASan+UBSan build into build/test, run every test tier, then make systest QUICK=1
 #   make systest   the full-system tier: real Xen 4.17 in QEMU (tests/system)
 #   make bench     benchmarks; results in build/bench/results.jsonl
+#   make campaign  the application table on xensim (tests/campaign); LONG=1 for hours
 #   make fuzz      libFuzzer targets, FUZZ_SECONDS each (default 60); see fuzz/README.md
 #   make demo      the simulator demo
 #   make format    clang-format every C file in place; make format-check fails on a diff
@@ -31,7 +32,7 @@ SIMLIB := $(O)/sim/lib
 OBJ := $(O)/obj
 TBIN := $(O)/tests
 
-.PHONY: all deps test bench demo format format-check clean systest
+.PHONY: all deps test bench demo format format-check clean systest campaign
 all:
 
 # common/ first: every other fragment may link $(COMMON_LIB).
@@ -66,6 +67,10 @@ endif
 
 bench: all
 	./bench/run-bench --build $(O)
+
+# The application table on xensim (tests/campaign/README.md); LONG=1: hours.
+campaign: all
+	./tests/campaign/run-campaign --build $(O) $(if $(LONG),--long)
 
 demo: all
 	./scripts/demo --build $(O)

@@ -1,0 +1,187 @@
+# tests/campaign/campaign-lib.sh - sourced by a campaign cell (one row in one
+# column, e.g. snd-cell.sh): the faults, the trial records and the cell's
+# verdict. The cell runs as a test does (tests/functions.sh: TEST_TMP, BUILD,
+# start_sim, wait_for); run-campaign gives it:
+#   CAMPAIGN_OUT  the run's directory (trials.jsonl, cells.jsonl are appended)
+#   ROW COLUMN    what this cell is; COLUMN is shadow, restart or none
+#   SEED          the cell's seed (RANDOM is seeded with it: faults, timings)
+#   FAULTS        faults to inject while the application runs
+#   SECS          how long the application runs (seconds of audio, of work)
+#   FAULT_KINDS   comma-separated, from those below (default: all)
+#
+# Faults (cmp_fault KIND), on the driver domain "drv" that shadowd keeps:
+#   crash     xensim crash (a kernel panic)
+#   kill      SIGKILL to every process of the domain
+#   pause     the domain paused (its heartbeat stops; past the deadline)
+#   hang      its backends stop answering (the frontends' deadline passes)
+#   corrupt   a backend answers with an invalid response
+#   slow      every response held back 300 ms for 1.5 s (a slow device; no
+#             recovery is due)
+#   recrash   a crash, and the replacement crashes too (a crash during recovery)
+#   bcrash    the backend processes abort inside a live domain (the agent
+#             starts them again)
+# In the shadow and restart columns a fault is over when shadowd has
+# restarted and rewired the domain (bcrash: when the frontend has reconnected)
+# and the frontend is live again; in the none column shadowd has no restart
+# budget, so after the first fault that kills the domain nothing comes back
+# and the remaining faults have nothing to hit (recorded as "none-left").
+. "$(dirname "${BASH_SOURCE[0]}")/../dom0/dom0-functions.sh"
+
+CMP_KINDS_ALL=crash,kill,pause,hang,corrupt,slow,recrash,bcrash
+FAULT_KINDS=${FAULT_KINDS:-$CMP_KINDS_ALL}
+RANDOM=$SEED
+CMP_NFAULT=0
+CMP_RECOVERED=0
+CMP_DOWN=false # the none column: the domain is down for good
+
+cmp_now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# A JSON string of $1.
+cmp_js() { jq -Rn --arg s "$1" '$s'; }
+
+# cmp_fe_key KEY: the frontend's shadow key (the cell sets CMP_FE, its dir).
+cmp_fe_key() { xenstore-read "$CMP_FE/$1" 2>/dev/null || true; }
+_cmp_live_ge() { [ "$(cmp_fe_key shadow/state)" = live ] && [ "$(cmp_fe_key shadow/recoveries)" -ge "$1" ] 2>/dev/null; }
+_cmp_hist_ge() { [ "$(sdctl history --json | jq length)" -ge "$1" ]; }
+_cmp_replaced() { local n; n=$(sd_domid drv) && [ -n "$n" ] && [ "$n" != "$1" ] && sd_state_is drv up; }
+
+# cmp_pick: a fault kind, at random from FAULT_KINDS.
+cmp_pick() {
+    local -a k
+    IFS=, read -ra k <<<"$FAULT_KINDS"
+    echo "${k[$((RANDOM % ${#k[@]}))]}"
+}
+
+# cmp_trial KIND T_MS RESULT RECOVERY_MS: one line of trials.jsonl.
+cmp_trial() {
+    local kind=$1 t=$2 result=$3 rms=$4
+    jq -cn --arg row "$ROW" --arg col "$COLUMN" --arg kind "$kind" --argjson n "$CMP_NFAULT" \
+        --argjson t "$t" --arg result "$result" --argjson rms "${rms:-null}" --argjson seed "$SEED" \
+        --arg phases "$(cmp_fe_key shadow/last-recovery)" --arg report "$(cmp_fe_key shadow/report)" \
+        --arg gap "$(cmp_fe_key shadow/last-gap)" \
+        '{row: $row, column: $col, fault: $kind, n: $n, t_ms: $t, result: $result,
+          recovery_ms: $rms, frontend_phases: $phases, frontend_report: $report,
+          gap_ms: (if $gap == "" then null else ($gap | tonumber? // null) end), seed: $seed}' \
+        >>"$CAMPAIGN_OUT/trials.jsonl"
+}
+
+# cmp_inject DOMID FAULT [N]: what shadowctl inject writes, written here so
+# that it works with shadowd stopped too (the none column): "<seq> <fault>
+# [<n>]" in the domain's inject key (xenstore-schema), readable by it.
+cmp_inject() {
+    local d=$1 key seq
+    if [ "$COLUMN" != none ]; then
+        shift
+        sdctl inject drv "$@" >/dev/null
+        return
+    fi
+    key=/local/domain/$d/data/understudy/inject
+    seq=$(xenstore-read "$key" 2>/dev/null | awk '{print $1}')
+    shift
+    xenstore-write "$key" "$((${seq:-0} + 1)) $*" && xenstore-chmod "$key" n0 "r$d"
+}
+
+# cmp_fault KIND: inject one fault and wait for what the column says should
+# follow. Sets CMP_LAST (recovered, not-recovered, no-recovery-due,
+# none-left) and appends the trial.
+cmp_fault() {
+    local kind=$1 d h rec t0 pgid want_hist=1 r
+    CMP_NFAULT=$((CMP_NFAULT + 1))
+    t0=$(cmp_now_ms)
+    if $CMP_DOWN; then
+        CMP_LAST=none-left
+        cmp_trial "$kind" "$t0" none-left ""
+        return 0
+    fi
+    d=$(sd_domid drv)
+    [ "$COLUMN" = none ] || h=$(sdctl history --json | jq length)
+    rec=$(cmp_fe_key shadow/recoveries)
+    case $kind in
+    crash) "$XENSIM" crash "$d" >/dev/null ;;
+    kill)
+        pgid=$("$XENSIM" info "$d" | sed -n 's/^pid=//p')
+        [ -n "$pgid" ] && kill -KILL -- "-$pgid" 2>/dev/null
+        ;;
+    pause) "$XENSIM" pause "$d" >/dev/null ;;
+    hang) cmp_inject "$d" backend-hang ;;
+    corrupt) cmp_inject "$d" corrupt 1 ;;
+    slow)
+        cmp_inject "$d" slow 300
+        sleep 1.5
+        cmp_inject "$d" slow 0
+        CMP_LAST=no-recovery-due
+        cmp_trial slow "$t0" no-recovery-due ""
+        return 0
+        ;;
+    recrash)
+        "$XENSIM" crash "$d" >/dev/null
+        if [ "$COLUMN" != none ] && wait_for_quiet 20 _cmp_replaced "$d"; then
+            "$XENSIM" crash "$(sd_domid drv)" >/dev/null
+        fi
+        ;;
+    bcrash) cmp_inject "$d" backend-crash; want_hist=0 ;;
+    *) fail "cmp_fault: unknown kind $kind" ;;
+    esac
+    if [ "$COLUMN" = none ]; then
+        # Nothing restarts the domain. The agent inside it still starts a
+        # crashed backend again (bcrash); after any other fault the domain
+        # is dead or broken (hang, corrupt: the frontend's report goes
+        # unanswered) for good.
+        if [ "$kind" = bcrash ] && wait_for_quiet 20 _cmp_live_ge $((rec + 1)); then
+            CMP_LAST=recovered
+            CMP_RECOVERED=$((CMP_RECOVERED + 1))
+            cmp_trial "$kind" "$t0" recovered "$(($(cmp_now_ms) - t0))"
+            return 0
+        fi
+        sleep 2
+        CMP_DOWN=true
+        CMP_LAST=not-recovered
+        cmp_trial "$kind" "$t0" not-recovered ""
+        return 0
+    fi
+    r=recovered
+    if [ $want_hist = 1 ]; then
+        wait_for_quiet 40 _cmp_hist_ge $((h + 1)) || r=not-recovered
+        [ $r = recovered ] && { wait_for_quiet 40 _cmp_replaced "$d" || r=not-recovered; }
+    fi
+    [ $r = recovered ] && { wait_for_quiet 40 _cmp_live_ge $((rec + 1)) || r=not-recovered; }
+    CMP_LAST=$r
+    [ $r = recovered ] && CMP_RECOVERED=$((CMP_RECOVERED + 1))
+    cmp_trial "$kind" "$t0" "$r" "$(($(cmp_now_ms) - t0))"
+    [ $r = recovered ]
+}
+
+# wait_for_quiet SECS CMD...: wait_for without failing the cell: 0 or 1.
+wait_for_quiet() {
+    local secs=$1 end
+    shift
+    end=$(($(date +%s) + secs))
+    until "$@"; do
+        [ "$(date +%s)" -lt "$end" ] || return 1
+        sleep 0.05
+    done
+}
+
+# cmp_faults PID MIN_S SPAN_TENTHS: FAULTS faults while PID runs, each after
+# a random pause of MIN_S + [0, SPAN_TENTHS] tenths of a second.
+cmp_faults() {
+    local pid=$1 min=$2 span=$3 i
+    for ((i = 1; i <= FAULTS; i++)); do
+        sleep "$(echo "$min + $((RANDOM % (span + 1))) / 10" | bc -l)"
+        kill -0 "$pid" 2>/dev/null || break
+        cmp_fault "$(cmp_pick)" || [ "$COLUMN" = none ] || break
+        echo "campaign: $ROW/$COLUMN: fault $i of $FAULTS: $CMP_LAST" >&2
+    done
+}
+
+# cmp_cell OUTCOME REASON: the cell's verdict (SUCCESS, MALFUNCTION, CRASH),
+# one line of cells.jsonl; prints it.
+cmp_cell() {
+    local outcome=$1 reason=$2
+    jq -cn --arg row "$ROW" --arg col "$COLUMN" --arg o "$outcome" --arg why "$reason" \
+        --argjson faults "$CMP_NFAULT" --argjson rec "$CMP_RECOVERED" --argjson seed "$SEED" \
+        --argjson secs "$SECS" \
+        '{row: $row, column: $col, outcome: $o, reason: $why, faults: $faults,
+          recovered: $rec, secs: $secs, seed: $seed}' >>"$CAMPAIGN_OUT/cells.jsonl"
+    echo "campaign: $ROW/$COLUMN: $outcome ($CMP_NFAULT faults, $CMP_RECOVERED recovered): $reason"
+}
