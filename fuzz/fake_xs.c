@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FXS_MAX 256
+#define FXS_MAX   256
+#define FXS_PERMS 8
 
 struct xs_handle {
     int unused;
@@ -19,6 +20,8 @@ static struct {
     char *path;
     char *val;
     size_t len;
+    struct xs_permissions perms[FXS_PERMS];
+    unsigned nperms;
 } nodes[FXS_MAX];
 static unsigned nnodes;
 
@@ -44,14 +47,30 @@ static int find(const char *path)
     return -1;
 }
 
+/* A path xenstored accepts: absolute, no empty component, [A-Za-z0-9_@/-] only. */
+static bool valid_path(const char *path)
+{
+    if (path[0] != '/' || strstr(path, "//") || (path[1] && path[strlen(path) - 1] == '/'))
+        return false;
+    for (const char *c = path; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '/' || *c == '_' || *c == '@'))
+            return false;
+    return true;
+}
+
 void fxs_set(const char *path, const void *value, size_t len)
 {
+    if (!valid_path(path))
+        return;
     int i = find(path);
     if (i < 0) {
         if (nnodes == FXS_MAX)
             return;
         i = (int)nnodes++;
         nodes[i].path = strdup(path);
+        nodes[i].perms[0] = (struct xs_permissions){.id = 0, .perms = XS_PERM_NONE};
+        nodes[i].nperms = 1;
     } else {
         free(nodes[i].val);
     }
@@ -59,6 +78,29 @@ void fxs_set(const char *path, const void *value, size_t len)
     memcpy(nodes[i].val, value, len);
     nodes[i].val[len] = '\0';
     nodes[i].len = len;
+}
+
+int fxs_set_perms(const char *path, const struct xs_permissions *p, unsigned n)
+{
+    int i = find(path);
+    if (i < 0 || n < 1 || n > FXS_PERMS)
+        return -1;
+    memcpy(nodes[i].perms, p, n * sizeof(*p));
+    nodes[i].nperms = n;
+    return 0;
+}
+
+void fxs_fill_dirs(void)
+{
+    for (unsigned i = 0; i < nnodes; i++) {
+        char up[512];
+        snprintf(up, sizeof(up), "%s", nodes[i].path);
+        for (char *s = strrchr(up, '/'); s && s > up; s = strrchr(up, '/')) {
+            *s = '\0';
+            if (find(up) < 0)
+                fxs_set(up, "", 0);
+        }
+    }
 }
 
 void fxs_load(const char *base, const char *text, size_t len)
@@ -122,6 +164,10 @@ bool xs_write(struct xs_handle *h, xs_transaction_t t, const char *path, const v
 {
     (void)h;
     (void)t;
+    if (!valid_path(path)) {
+        errno = EINVAL;
+        return false;
+    }
     fxs_set(path, data, len);
     return true;
 }
@@ -195,6 +241,36 @@ char **xs_directory(struct xs_handle *h, xs_transaction_t t, const char *path, u
     }
     *num = n;
     return v;
+}
+
+struct xs_permissions *xs_get_permissions(struct xs_handle *h, xs_transaction_t t, const char *path,
+                                          unsigned int *num)
+{
+    (void)h;
+    (void)t;
+    int i = find(path);
+    if (i < 0) {
+        errno = ENOENT;
+        return NULL;
+    }
+    struct xs_permissions *p = malloc(nodes[i].nperms * sizeof(*p));
+    if (!p)
+        return NULL;
+    memcpy(p, nodes[i].perms, nodes[i].nperms * sizeof(*p));
+    *num = nodes[i].nperms;
+    return p;
+}
+
+bool xs_set_permissions(struct xs_handle *h, xs_transaction_t t, const char *path,
+                        struct xs_permissions *perms, unsigned int num)
+{
+    (void)h;
+    (void)t;
+    if (fxs_set_perms(path, perms, num) < 0) {
+        errno = find(path) < 0 ? ENOENT : EINVAL;
+        return false;
+    }
+    return true;
 }
 
 xs_transaction_t xs_transaction_start(struct xs_handle *h)

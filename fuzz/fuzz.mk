@@ -16,12 +16,14 @@ FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-no
 FUZZ_CPPFLAGS := -Ifuzz -Ixenstore-schema -Icommon -Ibackends/core -Ibackends/blk -Ibackends/net \
                  -Ibackends/snd -Ishadow-frontends/core -Ishadow-frontends/blk \
                  -Ishadow-frontends/net -Ishadow-frontends/snd -Ixensim/proto -Ixensim/daemon \
-                 -Idom0-tools/lib -Idom0-tools/shadowd $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
+                 -Idom0-tools/lib -Idom0-tools/shadowd -Idom0-tools/shadowctl \
+                 $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer
 
 # name -> the project sources it runs, and its libraries.
 FUZZ_NAMES := blkif_req blkif_rsp netif_tx_req netif_rx_req netif_rsp sndif_req sndif_rsp xs_wire \
-              xs_values xs_store shadowd_conf xl_config libvirt_xml
+              xs_values xs_store shadowd_conf xl_config libvirt_xml shadowd_record \
+              shadowctl_check hyp_wire
 # sndback needs ALSA's headers (libasound2-dev), as in backends/backends.mk.
 FUZZ_NAMES := $(if $(wildcard /usr/include/alsa/asoundlib.h),$(FUZZ_NAMES),$(filter-out sndif_req,$(FUZZ_NAMES)))
 FUZZ_SRCS_blkif_req := backends/blk/bb_check.c
@@ -62,6 +64,15 @@ FUZZ_SRCS_xl_config := dom0-tools/shadowd/xlcfg.c
 FUZZ_LIBS_xl_config := -lxenlight -lxlutil -lxentoollog
 FUZZ_SRCS_libvirt_xml := dom0-tools/shadowd/lvxml.c
 FUZZ_LIBS_libvirt_xml := -lxml2
+# shadowd_record.c stands in for log.c (formats, does not print).
+FUZZ_SRCS_shadowd_record := dom0-tools/shadowd/record.c dom0-tools/shadowd/store.c \
+                            dom0-tools/lib/sd_text.c common/xs_util.c fuzz/fake_xs.c
+FUZZ_LIBS_shadowd_record := -lxenstore
+FUZZ_SRCS_shadowctl_check := dom0-tools/shadowctl/check.c dom0-tools/lib/sd_text.c common/xs_util.c \
+                             fuzz/fake_xs.c
+FUZZ_LIBS_shadowctl_check := -lxenstore
+FUZZ_SRCS_hyp_wire := xensim/daemon/hyp_server.c xensim/daemon/hyp_gnt.c xensim/daemon/hyp_evtchn.c \
+                      xensim/proto/msg.c common/evloop.c
 FUZZ_SRCS_sndif_rsp := $(FUZZ_FE_SRCS) shadow-frontends/snd/sn_ring.c
 FUZZ_LIBS_sndif_rsp := $(FUZZ_FE_LIBS)
 

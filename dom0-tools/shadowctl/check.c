@@ -35,16 +35,35 @@ struct ck {
     struct check_result *r;
 };
 
+/* The values quoted are any domain's: a control character (a newline that
+ * would forge a line of the report) is shown as \xNN. */
+static void put_clean(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch < 0x20 || ch == 0x7f)
+            fprintf(out, "\\x%02x", ch);
+        else
+            fputc(ch, out);
+    }
+}
+
 static void viol(struct ck *c, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void viol(struct ck *c, const char *path, const char *fmt, ...)
 {
+    char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(c->out, "VIOLATION %s: ", path);
-    vfprintf(c->out, fmt, ap);
-    fputc('\n', c->out);
+    int n = vasprintf(&msg, fmt, ap);
     va_end(ap);
+    fputs("VIOLATION ", c->out);
+    put_clean(c->out, path);
+    fputs(": ", c->out);
+    put_clean(c->out, n < 0 ? "(out of memory)" : msg);
+    fputc('\n', c->out);
+    if (n >= 0)
+        free(msg);
     c->r->violations++;
 }
 

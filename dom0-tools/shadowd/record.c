@@ -326,7 +326,18 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
         added = true;
     }
     v->be_seen = true;
-    if (strcmp(v->fe_path, fe_path)) {
+    if (strcmp(v->fe_path, fe_path) && v->frozen) {
+        /* Frozen with its keys: following the driver domain to another
+         * frontend dir of the guest would unpair the device, and a frontend
+         * dir that does not exist would make it forgotten, then recorded
+         * afresh with whatever keys the driver domain wrote meanwhile. */
+        if (!v->tamper_logged)
+            sd_dlog(d,
+                    "%s %u of guest %u: %s/" PVK_FRONTEND " is now '%s', not %s; not followed "
+                    "(the driver domain owns that dir)",
+                    v->type, v->devid, v->fe, be, fe_path, v->fe_path);
+        v->tamper_logged = true;
+    } else if (strcmp(v->fe_path, fe_path)) {
         sd_store_unwatch_dev(d, v);
         snprintf(v->fe_path, sizeof(v->fe_path), "%s", fe_path);
         d->devs_dirty = true;
