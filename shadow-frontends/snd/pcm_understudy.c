@@ -485,6 +485,13 @@ static int un_poll_revents(snd_pcm_ioplug_t *io, struct pollfd *pfd, unsigned in
     pcm_clock_clear(&u->clk);
     advance(u);
     if (u->xrun) {
+        /* The xrun is the stream's state before the poller hears of it:
+         * alsa-lib turns POLLERR into the state's error (-EPIPE, which a
+         * program recovers from by preparing again), or -EIO if the state
+         * still says running - as it would when the clock ran out while the
+         * program waited in poll (stopped, or not scheduled, for longer
+         * than the buffer) and nothing had asked for the pointer since. */
+        snd_pcm_ioplug_set_state(io, SND_PCM_STATE_XRUN);
         *revents = POLLERR;
         pcm_clock_wake_now(&u->clk); /* it stays until the stream is prepared again */
     } else if (avail_now(u) >= u->avail_min || io->state == SND_PCM_STATE_DRAINING) {

@@ -220,8 +220,8 @@ int main(int argc, char **argv)
         return 1;
     }
     uint64_t count;
-    generate(NULL, &e, fmt, (unsigned)ch, start, frames, &count);
     if (!raw) {
+        generate(NULL, &e, fmt, (unsigned)ch, start, frames, &count);
         unsigned char hdr[80];
         size_t hl = wav_header(hdr, fmt, (unsigned)ch, (unsigned)rate, count);
         if (fwrite(hdr, hl, 1, out) != 1)
