@@ -83,8 +83,9 @@ struct blkfe *blkfe_open(const struct blkfe_config *cfg)
                                   .max_retained = (uint64_t)cfg->max_retained_mib << 20,
                                   .connect_timeout_ms = cfg->connect_timeout_ms,
                                   .no_retain = !cfg->shadow,
+                                  .restart_only = cfg->restart_only,
                                   .log = cfg->log};
-    fe->copy_writes = cfg->shadow;
+    fe->copy_writes = cfg->shadow && !cfg->restart_only;
     if (sf_engine_new(&blk_class_ops, fe->cls, &ec, &fe->eng) < 0) {
         say(cfg, "%s: engine: %m", cfg->device);
         goto fail;

@@ -24,6 +24,12 @@ struct blkfe_config {
      * caller's buffer is used while it waits), as a plain blkfront keeps
      * only its in-flight requests. Not crash-safe over a volatile cache. */
     bool shadow;
+    /* default false. true ("shadow=restart", the application table's
+     * restart column): what a stock blkfront that restarts with its backend
+     * gives - at a fault every outstanding request fails with EIO, requests
+     * made while there is no backend fail at once, a new backend serves new
+     * requests; nothing retained or replayed (sf_engine_config.restart_only). */
+    bool restart_only;
     void (*log)(enum sf_log_level level, const char *line);
 };
 

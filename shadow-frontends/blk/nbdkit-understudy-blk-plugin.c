@@ -4,7 +4,7 @@
  *   nbdkit understudy-blk device=device/vbd/51712 [deadline-ms=N]
  *          [max-held=N] [max-retained-mib=N] [max-grants=N]
  *          [max-ring-page-order=N] [max-indirect-segments=N]
- *          [connect-timeout-ms=N] [shadow=off]
+ *          [connect-timeout-ms=N] [shadow=off|restart]
  *
  * Requests reach the frontend's engine thread and block there through a
  * backend recovery. Thread model: parallel. */
@@ -72,6 +72,11 @@ static int ubf_config(const char *key, const char *value)
         return 0;
     }
     if (!strcmp(key, "shadow")) {
+        cfg.restart_only = !strcmp(value, "restart");
+        if (cfg.restart_only) {
+            cfg.shadow = false;
+            return 0;
+        }
         int on = nbdkit_parse_bool(value);
         if (on < 0)
             return -1;
@@ -108,12 +113,17 @@ static int ubf_config_complete(void)
     "max-indirect-segments=<N> largest indirect request\n"                                         \
     "connect-timeout-ms=<N>    how long to wait for the first connection (0: forever)\n"           \
     "shadow=off                for benchmarks only: no retention of acknowledged writes, no\n"     \
-    "                          private copies (a dying volatile cache then loses writes)"
+    "                          private copies (a dying volatile cache then loses writes)\n"        \
+    "shadow=restart            restart only (the application table's restart column): at a\n"      \
+    "                          fault outstanding requests fail with EIO, nothing is replayed"
 
 /* The frontend runs a thread: start it after nbdkit forked. */
 static int ubf_after_fork(void)
 {
-    if (!cfg.shadow)
+    if (cfg.restart_only)
+        nbdkit_debug("shadow=restart: restart only - at a fault outstanding requests fail "
+                     "with EIO, nothing is retained or replayed");
+    else if (!cfg.shadow)
         nbdkit_debug("shadow=off: acknowledged writes are not retained (benchmark mode)");
     fe = blkfe_open(&cfg);
     return fe ? 0 : -1;

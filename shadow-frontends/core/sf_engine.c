@@ -42,6 +42,7 @@ struct sf_engine {
     struct sf_conn_info conn;
     struct sf_rsp batch[RSP_BATCH];
     unsigned replay_left;
+    uint64_t refused_down;     /* restart only: requests failed while there was no backend */
     unsigned replay_total;     /* the replay set of the recovery in progress */
     uint64_t t_first_replayed; /* when its first entry completed (0: not yet) */
     uint64_t flush_backoff_until;
@@ -161,6 +162,8 @@ static const char *cache_word(const struct sf_engine *eng, bool first)
 {
     if (!eng->conn.write_cache)
         return "write-through";
+    if (eng->cfg.restart_only)
+        return "write cache (flushes; restart only: nothing retained)";
     if (first && eng->cfg.no_retain)
         return "write cache (flushes; retention off: shadow=off)";
     return "write cache (flushes, retention)";
@@ -186,8 +189,12 @@ static int conn_connect(void *arg, struct sfx *x, bool first, char *what, size_t
     }
     eng->replay_left = eng->replay_total = sfj_replay_count(&eng->j);
     eng->t_first_replayed = 0;
-    snprintf(what, len, "%u slots, %s; replaying %u requests", c.nslots, cache_word(eng, false),
-             eng->replay_left);
+    if (eng->cfg.restart_only)
+        snprintf(what, len, "%u slots, %s; restart only: nothing replayed", c.nslots,
+                 cache_word(eng, false));
+    else
+        snprintf(what, len, "%u slots, %s; replaying %u requests", c.nslots, cache_word(eng, false),
+                 eng->replay_left);
     return 0;
 }
 
@@ -203,6 +210,13 @@ static void conn_isolate(void *arg, char *held, size_t len)
     struct sf_engine *eng = arg;
     unsigned replay = sfj_requeue(&eng->j);
     eng->replay_left = 0;
+    if (eng->cfg.restart_only) {
+        /* As a stock driver: what the dead backend had is lost to the caller. */
+        unsigned n = eng->j.n_queue;
+        sfj_fail_all(&eng->j, EIO, done_tramp, eng);
+        snprintf(held, len, "restart only: %u requests failed with EIO", n);
+        return;
+    }
     snprintf(held, len, "%u requests to replay, %u held", replay, eng->j.n_queue - replay);
 }
 
@@ -278,6 +292,13 @@ static void finish_replay(struct sf_engine *eng, uint64_t now)
     char extra[64];
     snprintf(extra, sizeof(extra), ", %" PRIu64 " requests replayed so far", eng->j.replayed);
     sfc_replayed(&eng->c, now, extra);
+    if (eng->cfg.restart_only && eng->refused_down) {
+        sf_engine_log(eng, SF_LOG_ERR,
+                      "restart only: %" PRIu64 " requests made while there was no backend failed "
+                      "with EIO",
+                      eng->refused_down);
+        eng->refused_down = 0;
+    }
     /* For benchmarks: the pause an application sees is closer to this. */
     const struct sf_recovery *rec = &eng->c.rec;
     if (eng->replay_total && eng->t_first_replayed >= rec->t_evidence)
@@ -301,7 +322,11 @@ static void drain_inbox(struct sf_engine *eng)
         sf_list_init(&eng->inbox);
     }
     pthread_mutex_unlock(&eng->mu);
-    bool refuse = eng->c.rec.state == SF_FAILED || eng->stop_seen, added = false;
+    /* Restart only: no backend, no request (a recovery's replay phase has a
+     * backend, and nothing to replay). */
+    bool down =
+        eng->cfg.restart_only && eng->c.rec.state == SF_RECOVERING && eng->c.phase != SFC_UP;
+    bool refuse = eng->c.rec.state == SF_FAILED || eng->stop_seen || down, added = false;
     while (!sf_list_empty(&in)) {
         struct sf_req *req = SF_CONTAINER(in.next, struct sf_req, link);
         sf_list_del(&req->link);
@@ -316,6 +341,8 @@ static void drain_inbox(struct sf_engine *eng)
             }
             /* The request may be gone once its last entry finishes. */
             bool last = sf_list_empty(&req->entries);
+            if (down && last)
+                eng->refused_down++;
             sfj_entry_free(e);
             finish_req_entry(eng, req, eng->stop_seen ? ESHUTDOWN : EIO);
             if (last)
@@ -441,6 +468,8 @@ int sf_engine_new(const struct sf_class_ops *ops, void *cls, const struct sf_eng
     eng->ops = ops;
     eng->cls = cls;
     eng->cfg = *cfg;
+    if (cfg->restart_only)
+        eng->cfg.no_retain = true;
     snprintf(eng->device, sizeof(eng->device), "%s", cfg->device);
     eng->cfg.device = eng->device;
     eng->wake_fd = -1;

@@ -90,6 +90,13 @@ struct sf_engine_config {
      * shadow's cost, for benchmarks: a dying volatile cache then loses
      * acknowledged writes). Outstanding requests are still replayed. */
     bool no_retain;
+    /* The application table's restart-only column (tests/campaign): the
+     * frontend as a stock driver that restarts with its backend. At a fault
+     * every request outstanding or queued fails with EIO, requests made
+     * while no backend is connected fail at once with EIO, and a new backend
+     * serves only new requests: nothing is replayed or retained (implies
+     * no_retain). Detection and reconnection run as with the shadow. */
+    bool restart_only;
     void (*log)(enum sf_log_level level, const char *line);
 };
 

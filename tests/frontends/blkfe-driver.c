@@ -7,6 +7,7 @@
  *                [--backing FILE] [--min-recoveries N] [--deadline-ms N]
  *                [--max-retained-mib N] [--max-grants N] [--max-ring-order N]
  *                [--max-indirect N] [--max-held N] [--expect-fail]
+ *                [--restart-only]
  *
  * T threads each own a stripe of the first M MiB and loop for S seconds over
  * random writes (random sizes, contents derived from the seed), reads that
@@ -16,7 +17,12 @@
  * flush, a full read-back of the region, and with --backing a check that
  * the backing file holds every acknowledged write. Prints DRIVER-PROGRESS
  * lines and DRIVER-OK or DRIVER-FAIL. --expect-fail inverts: the device
- * must end failed with EIO (a different disk behind the new backend). */
+ * must end failed with EIO (a different disk behind the new backend).
+ * --restart-only runs the frontend in its restart-only mode and allows EIO
+ * (and only EIO): a failed write leaves its sectors unknown until rewritten,
+ * a failed read is not checked; at least one EIO must be seen when there
+ * were recoveries, and after the workload the device must serve the final
+ * flush and read-back without error (DRIVER-OK ... eio=N). */
 #define _GNU_SOURCE
 #include "blk_frontend.h"
 
@@ -36,7 +42,7 @@ struct opts {
     const char *device, *backing;
     unsigned seconds, threads, region_mib, flush_every, trim_every, min_recoveries;
     uint64_t seed;
-    bool expect_fail;
+    bool expect_fail, restart_only;
     struct blkfe_config fc;
 };
 
@@ -46,7 +52,7 @@ static uint8_t *model; /* expected contents of the region */
 static uint8_t *known; /* per sector: 1 if model is exact, 0 after a discard */
 static uint64_t region, ss;
 static atomic_bool failed;
-static atomic_uint_fast64_t n_writes, n_reads, n_flushes, n_trims, n_bytes;
+static atomic_uint_fast64_t n_writes, n_reads, n_flushes, n_trims, n_bytes, n_eio;
 static uint64_t t_end;
 
 static uint64_t now_ms(void)
@@ -98,6 +104,15 @@ static bool verify(const uint8_t *buf, uint64_t len, uint64_t off, const char *w
     return true;
 }
 
+/* An error the run allows (restart only: EIO), counted. */
+static bool allowed(int err)
+{
+    if (!o.restart_only || err != EIO)
+        return false;
+    n_eio++;
+    return true;
+}
+
 static void *worker(void *arg)
 {
     unsigned id = (unsigned)(uintptr_t)arg;
@@ -118,11 +133,11 @@ static void *worker(void *arg)
         uint64_t off = base + (xorshift(&rng) % ((stripe - len) / ss + 1)) * ss;
         int err;
         if (o.flush_every && n % o.flush_every == 0) {
-            if ((err = blkfe_flush(fe)))
+            if ((err = blkfe_flush(fe)) && !allowed(err))
                 fail("flush: %s", strerror(err));
             n_flushes++;
         } else if (o.trim_every && n % o.trim_every == 0 && blkfe_can_trim(fe)) {
-            if ((err = blkfe_trim(fe, (uint32_t)len, off)))
+            if ((err = blkfe_trim(fe, (uint32_t)len, off)) && !allowed(err))
                 fail("trim %" PRIu64 "+%" PRIu64 ": %s", off, len, strerror(err));
             memset(known + off / ss, 0, len / ss);
             n_trims++;
@@ -132,16 +147,18 @@ static void *worker(void *arg)
                 uint64_t v = tag ^ ((off + i) * 0x9E3779B97F4A7C15ull);
                 memcpy(buf + i, &v, 8);
             }
-            if ((err = blkfe_pwrite(fe, buf, (uint32_t)len, off)))
+            if ((err = blkfe_pwrite(fe, buf, (uint32_t)len, off)) && !allowed(err))
                 fail("pwrite %" PRIu64 "+%" PRIu64 ": %s", off, len, strerror(err));
             memcpy(model + off, buf, len);
-            memset(known + off / ss, 1, len / ss);
+            /* A failed write may have landed in part, or not at all. */
+            memset(known + off / ss, err ? 0 : 1, len / ss);
             n_writes++;
             n_bytes += len;
         } else {
-            if ((err = blkfe_pread(fe, buf, (uint32_t)len, off)))
-                fail("pread %" PRIu64 "+%" PRIu64 ": %s", off, len, strerror(err));
-            else
+            if ((err = blkfe_pread(fe, buf, (uint32_t)len, off))) {
+                if (!allowed(err))
+                    fail("pread %" PRIu64 "+%" PRIu64 ": %s", off, len, strerror(err));
+            } else
                 verify(buf, len, off, "read");
             n_reads++;
         }
@@ -193,6 +210,11 @@ static void parse(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--expect-fail")) {
             o.expect_fail = true;
+            continue;
+        }
+        if (!strcmp(a, "--restart-only")) {
+            o.restart_only = o.fc.restart_only = true;
+            o.fc.shadow = false;
             continue;
         }
         if (i + 1 >= argc)
@@ -313,14 +335,16 @@ int main(int argc, char **argv)
         check_backing();
     if (!atomic_load(&failed) && rec < o.min_recoveries)
         fail("only %" PRIu64 " recoveries, wanted at least %u", rec, o.min_recoveries);
+    if (!atomic_load(&failed) && o.restart_only && rec && !n_eio)
+        fail("restart only: %" PRIu64 " recoveries and no request failed", rec);
     enum sf_state st = blkfe_state(fe);
     if (!atomic_load(&failed) && st != SF_LIVE)
         fail("device not live at the end (state %d)", st);
     if (!atomic_load(&failed))
         printf("DRIVER-OK writes=%" PRIu64 " reads=%" PRIu64 " flushes=%" PRIu64 " trims=%" PRIu64
-               " bytes=%" PRIu64 " recoveries=%" PRIu64 "\n",
+               " bytes=%" PRIu64 " recoveries=%" PRIu64 " eio=%" PRIu64 "\n",
                (uint64_t)n_writes, (uint64_t)n_reads, (uint64_t)n_flushes, (uint64_t)n_trims,
-               (uint64_t)n_bytes, rec);
+               (uint64_t)n_bytes, rec, (uint64_t)n_eio);
     blkfe_close(fe);
     free(model);
     free(known);
