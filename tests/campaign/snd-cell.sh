@@ -30,9 +30,14 @@ requires jq xenstore-read mpg123 lame sox espeak-ng
 # The longest cut a recovery may make: the frontend's deadline (1 s: a hung
 # backend is noticed no sooner) and a second for shadowd and the reconnect.
 CUT_MS=${CUT_MS:-2000}
+# The restart column: the frontend's restart-only mode (--shadow off) - it
+# reconnects to the restarted domain, but a new backend gets no stream back:
+# the program's audio goes nowhere until it prepares its PCM again, as with
+# a stock driver that restarts.
+FE_MODE=()
 case $COLUMN in
 shadow | none) ;;
-restart) echo "campaign: $ROW/restart: the frontends' restart-only mode is not built yet" >&2; exit 3 ;;
+restart) FE_MODE=(--shadow off) ;;
 *) fail "unknown column $COLUMN" ;;
 esac
 
@@ -49,7 +54,7 @@ sd_domain drv "command $AGENT --handler vsnd=$SNDBACK --heartbeat-ms 100" "heart
     "restart-budget 64" "backoff-initial 100ms" "backoff-max 400ms" "reconnect-timeout 20s"
 sd_start
 d=$(sd_wait_up drv)
-guest=$(sndfront_dom guest --deadline-ms 1000)
+guest=$(sndfront_dom guest --deadline-ms 1000 "${FE_MODE[@]}")
 # As libxl writes them: the frontend dir (with the card) first, each in one
 # transaction with its permissions; the agent starts sndback at once.
 "$XSDEV" "$(vsnd_fe "$guest" "$DEV")" "n$guest,r$d" backend="$(vsnd_be "$d" "$guest" "$DEV")" \

@@ -5,7 +5,7 @@
 #
 #   (and rewire-functions.sh's private_mounts "$@" first: see there)
 #   disk_setup CACHE [PLUGIN-ARGS...]
-#       sim; shadowd with one driver domain "disk" (understudy-agent + blkback,
+#       sim; shadowd with one driver domain "disk" (DISK_DOM; understudy-agent + blkback,
 #       fast timeouts, no restart backoff); a guest "guest" running nbdkit with
 #       the (possibly ASan-built) plugin on a unix socket; nbdfuse attaches it
 #       in dom0 (in our namespace); the vbd as libxl writes it, backend
@@ -19,6 +19,7 @@
 #                   the frontend is live again
 #   nhist           recoveries in shadowd's history
 BLKBACK=$BUILD/bin/blkback
+DISK_DOM=${DISK_DOM:-disk}
 
 disk_setup() {
     local cache=$1
@@ -29,11 +30,11 @@ disk_setup() {
     start_sim
     on_exit '[ "$rc" -eq 0 ] || dump_logs'
     sd_conf "report-budget 1000" "report-window 10m"
-    sd_domain disk "command $AGENT --handler vbd=$BLKBACK --heartbeat-ms 100" "heartbeat-timeout 1s" \
+    sd_domain "$DISK_DOM" "command $AGENT --handler vbd=$BLKBACK --heartbeat-ms 100" "heartbeat-timeout 1s" \
         "backoff-initial 0ms" "backoff-max 100ms" "stable-after 1s" "restart-budget 64" \
         "restart-window 1m"
     sd_start
-    drv=$(sd_wait_up disk)
+    drv=$(sd_wait_up "$DISK_DOM")
     img=$TEST_TMP/disk.img
     truncate -s 256M "$img"
     fuse=$TEST_TMP/fuse
@@ -57,7 +58,7 @@ disk_setup() {
     loopdev=$(losetup -f --show "$fuse/disk") || fail "losetup $fuse/disk"
     mkfs.ext4 -q -F "$loopdev" || fail "mkfs.ext4 on $loopdev"
     mount -t ext4 "$loopdev" "$mnt" || fail "mount $loopdev"
-    wait_for 10 sd_recorded_is disk 1
+    wait_for 10 sd_recorded_is "$DISK_DOM" 1
     log "ext4 on $loopdev over the shadow blkfront ($*) over blkback (cache=$cache) in domain $drv"
 }
 

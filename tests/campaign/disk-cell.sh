@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# disk-cell.sh - one disk row of the application table in one column, on
+# xensim (run by run-campaign; README.md there has the rules).
+#
+# Setup, as in tests/sim/test-disk-campaign.sh: shadowd keeps a driver domain
+# "drv" running understudy-agent with blkback (cache=volatile: a kill throws
+# away every unflushed acknowledged write); a guest runs nbdkit with the
+# shadow blkfront plugin; nbdfuse and a loop device carry ext4 on its export,
+# mounted at $mnt, where the program works. Rows:
+#   encoder   for SECS s, round after round: a 30 s WAV (its tones chosen by
+#             the round) copied onto the disk, lame encodes it to an mp3 on
+#             the disk, the mp3 synced; the last 40 rounds' mp3s kept. After
+#             the program, the file system is mounted afresh and every mp3
+#             must be bit for bit lame's encode of the same WAV off the disk
+# Columns: shadow (the plugin as shipped), restart (shadow=restart: at a
+# fault outstanding requests fail with EIO, as a stock blkfront that
+# restarts), none (shadowd stops once the domain is up).
+# Verdicts (README.md): CRASH - the program failed or had to be killed;
+# MALFUNCTION - it exited 0 but the file system is damaged (fsck through the
+# device after the run), an output is not the reference's, or a round took
+# longer than STALL_S (a stall); SUCCESS otherwise.
+# usage: disk-cell.sh ROW COLUMN   (environment: campaign-lib.sh)
+ROW=$1 COLUMN=$2
+. "$(dirname "$0")/../functions.sh"
+. "$(dirname "$0")/../frontends/rewire-functions.sh"
+private_mounts "$@"
+DISK_DOM=drv
+. "$(dirname "$0")/../sim/disk-functions.sh"
+. "$(dirname "$0")/campaign-lib.sh"
+requires jq lame sox cmp
+# A round may take this long at most: the frontend's deadline (1 s), a
+# recovery, and the round's own second or two, with faults 0.9 s apart.
+STALL_S=${STALL_S:-10}
+PARGS=(deadline-ms=1000)
+case $COLUMN in
+shadow | none) ;;
+restart) PARGS+=(shadow=restart) ;;
+*) fail "unknown column $COLUMN" ;;
+esac
+case $ROW in
+encoder) ;;
+*) fail "unknown row $ROW" ;;
+esac
+
+disk_setup volatile "${PARGS[@]}"
+CMP_FE=$(fe_dir "$guest" "$DEV")
+# No recovery: shadowd, having started the domain, stops; nothing restarts it.
+[ "$COLUMN" = none ] && sd_stop
+# A dead device (the none column) holds I/O for ever: what was not answered
+# is cut off by killing nbdfuse first (FUSE then fails it), so that no
+# process is left waiting on the device and the mounts can go.
+cut_device() {
+    kill -KILL "$fuse_pid" 2>/dev/null
+    umount -l "$mnt" 2>/dev/null
+    [ -n "${loopdev:-}" ] && losetup -d "$loopdev" 2>/dev/null
+    loopdev=
+    umount -l "$fuse" 2>/dev/null
+}
+
+# What the frontend failed (the restart column: requests failed with EIO at
+# each fault, and while there was no backend), for the verdict's reason.
+failed_note() {
+    local n m
+    [ "$COLUMN" = restart ] || return 0
+    n=$(grep -o 'restart only: [0-9]* requests failed' "$TEST_TMP/guest.log" 2>/dev/null | awk '{s += $3} END {print s + 0}')
+    m=$(grep -o 'restart only: [0-9]* requests made while' "$TEST_TMP/guest.log" 2>/dev/null | awk '{s += $3} END {print s + 0}')
+    echo "; the frontend failed $n outstanding requests and $m made while there was no backend with EIO"
+}
+verdict() {
+    cmp_cell "$1" "$2$(failed_note)"
+    exit 0
+}
+# run_timed PID SECS: wait for PID at most 1.5 x SECS + 10 s; its status, or
+# 124 if it had to be killed (the device cut off first).
+run_timed() {
+    local pid=$1 lim end
+    lim=$(echo "$2 * 1.5 + 10" | bc | cut -d. -f1)
+    end=$(($(date +%s) + lim))
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ "$(date +%s)" -ge "$end" ]; then
+            cut_device
+            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            return 124
+        fi
+        sleep 0.1
+    done
+    wait "$pid"
+}
+
+# The WAV of round K (deterministic: no dither), into FILE.
+wav_of() { sox -D -n -r 44100 -c 2 -b 16 "$2" synth 30 sine $((200 + $1 * 37 % 900)) sine $((330 + $1 * 53 % 1200)) vol 0.5; }
+KEEP=40
+prog() {
+    local k=0 t0 s e
+    t0=$(date +%s)
+    while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
+        s=${EPOCHREALTIME/./}
+        wav_of "$k" "$TEST_TMP/src.wav" || return 1
+        cp "$TEST_TMP/src.wav" "$mnt/in.wav" || return 1
+        lame --quiet "$mnt/in.wav" "$mnt/out$((k % KEEP)).mp3" || return 1
+        sync "$mnt/out$((k % KEEP)).mp3" || return 1
+        e=${EPOCHREALTIME/./}
+        echo "$k $(((e - s) / 1000))" >>"$TEST_TMP/rounds.txt"
+        k=$((k + 1))
+    done
+}
+
+: >"$TEST_TMP/rounds.txt"
+PROG_T0=$(cmp_now_ms)
+set -m # the program in its own process group: run_timed kills all of it
+prog 2>"$TEST_TMP/prog.err" &
+pid=$!
+set +m
+sleep 1
+cmp_faults $pid 0.9 15
+run_timed $pid "$SECS" || verdict CRASH "the encoder exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
+rounds=$(wc -l <"$TEST_TMP/rounds.txt")
+[ "$rounds" -gt 0 ] || verdict CRASH "no round finished"
+slow=$(awk -v lim=$((STALL_S * 1000)) '$2 > lim { print "round " $1 " took " $2 " ms"; exit }' "$TEST_TMP/rounds.txt")
+[ -z "$slow" ] || verdict MALFUNCTION "a stall: $slow"
+
+# The judge: the file system afresh (nothing from the page cache), then fsck
+# through the device and every kept mp3 against lame's encode off the disk.
+umount "$mnt" || verdict MALFUNCTION "umount: the file system is busy or broken"
+fsck.ext4 -fn "$loopdev" >"$TEST_TMP/fsck.out" 2>&1 ||
+    verdict MALFUNCTION "fsck through the device: $(grep -v '^e2fsck\|^Pass' "$TEST_TMP/fsck.out" | head -c 300)"
+mount -t ext4 "$loopdev" "$mnt" || verdict MALFUNCTION "the file system does not mount again"
+bad=
+for ((k = rounds > KEEP ? rounds - KEEP : 0; k < rounds; k++)); do
+    wav_of "$k" "$TEST_TMP/ref.wav" && lame --quiet "$TEST_TMP/ref.wav" "$TEST_TMP/ref.mp3" || fail "reference encode"
+    cmp -s "$TEST_TMP/ref.mp3" "$mnt/out$((k % KEEP)).mp3" || { bad="round $k's mp3 is not lame's encode"; break; }
+done
+[ -z "$bad" ] || verdict MALFUNCTION "$bad"
+max=$(sort -k2 -n "$TEST_TMP/rounds.txt" | tail -n 1 | awk '{print $2}')
+verdict SUCCESS "$rounds rounds, the slowest $max ms; $((rounds < KEEP ? rounds : KEEP)) mp3s bit for bit; fsck clean"
