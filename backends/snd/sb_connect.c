@@ -11,10 +11,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* No version key: Linux's snd_xen_front writes none (seen on Debian 12's
+ * kernel, tests/system's stock-sndfront pairing) though it speaks version 2;
+ * its keys say which - an event page on its first stream is version 2's. */
+static int infer_version(struct sb_dev *d)
+{
+    struct be_dev *be = d->be;
+    if (!d->nr_streams) {
+        be_error(be, ENOENT, "frontend %s/%s: absent, and no stream to tell the version by",
+                 be_fe_path(be), XENSND_FIELD_FE_VERSION);
+        return -1;
+    }
+    char *ref = xsu_read(be_xs(be), XBT_NULL, d->st[0].dir, XENSND_FIELD_EVT_RING_REF, 16);
+    int e = errno;
+    free(ref);
+    if (!ref && e != ENOENT) {
+        be_error(be, e, "frontend %s/%s: %s", d->st[0].dir, XENSND_FIELD_EVT_RING_REF, strerror(e));
+        return -1;
+    }
+    d->version = ref ? 2 : 1;
+    BE_LOG(be, "frontend %s wrote no %s: version %u by its keys (%s %s)", be_fe_path(be),
+           XENSND_FIELD_FE_VERSION, d->version, XENSND_FIELD_EVT_RING_REF,
+           ref ? "present" : "absent");
+    return 0;
+}
+
 static int read_version(struct sb_dev *d)
 {
     struct be_dev *be = d->be;
     char *v = xsu_read(be_xs(be), XBT_NULL, be_fe_path(be), XENSND_FIELD_FE_VERSION, 16);
+    if (!v && errno == ENOENT)
+        return infer_version(d);
     if (!v) {
         be_error(be, errno, "frontend %s/%s: %s (one of versions 1,2)", be_fe_path(be),
                  XENSND_FIELD_FE_VERSION, strerror(errno));

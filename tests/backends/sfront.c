@@ -2,7 +2,7 @@
  * libxengnttab (gntshr) and libxenevtchn: the handshake for every stream of
  * the card the toolstack wrote, then a script of requests, each checked.
  *
- *   sfront [--timeout MS] [--version V] FE-DIR CMD...
+ *   sfront [--timeout MS] [--version V|none] FE-DIR CMD...
  *
  *   connect                       handshake (version 2), every stream
  *   open S RATE FMT CH BUF PERIOD  OPEN stream S (its index on the card)
@@ -190,7 +190,14 @@ static void connect_all(void)
         wr(s->dir, XENSND_FIELD_EVT_RING_REF, "%u", s->evt_ref);
         wr(s->dir, XENSND_FIELD_EVT_EVT_CHNL, "%u", s->evt_port);
     }
-    wr(fe, XENSND_FIELD_FE_VERSION, "%s", version);
+    if (strcmp(version, "none")) {
+        wr(fe, XENSND_FIELD_FE_VERSION, "%s", version);
+    } else { /* as Linux's snd_xen_front, which writes no version (nor leaves one) */
+        char p[512];
+        snprintf(p, sizeof(p), "%s/%s", fe, XENSND_FIELD_FE_VERSION);
+        if (!xs_rm(xs, XBT_NULL, p) && errno != ENOENT)
+            die("removing %s: %s", p, strerror(errno));
+    }
     wr(fe, "state", "%d", XenbusStateInitialised);
     int st = wait_state(be, 1u << XenbusStateConnected | 1u << XenbusStateClosing |
                                 1u << XenbusStateClosed);
