@@ -77,11 +77,18 @@ collect_logs() {
     fi
 }
 
-# mirror NAME: domain NAME's console log, live on dom0's console (run-systest
-# keeps it in console.log), until the calling script exits.
+# mirror NAME [SKIP]: domain NAME's console log, live on dom0's console
+# (run-systest keeps it in console.log), until the calling script exits; lines
+# matching the regex SKIP are left out (they stay in the domain's log: the
+# sound recorder's many lines would cost the emulated serial console).
 MIRRORS=()
 mirror() {
-    tail -n +1 -F "/var/log/xen/console/guest-$1.log" 2>/dev/null | sed -u "s|^|CONSOLE $1: |" &
+    if [ -n "${2:-}" ]; then
+        tail -n +1 -F "/var/log/xen/console/guest-$1.log" 2>/dev/null |
+            grep -a --line-buffered -v -e "$2" | sed -u "s|^|CONSOLE $1: |" &
+    else
+        tail -n +1 -F "/var/log/xen/console/guest-$1.log" 2>/dev/null | sed -u "s|^|CONSOLE $1: |" &
+    fi
     MIRRORS+=($!)
     trap 'kill "${MIRRORS[@]}" 2>/dev/null' EXIT
 }
@@ -111,3 +118,35 @@ wl_finish() {
     result "$s" "$row" FAIL - "${done:-no WL DONE line} $(grep -a -m 2 'WL ERROR' "$log" | tr '\n' ' ')"
     return 1
 }
+
+# The sound driver domain's recording: snd-record's lines in drv-snd's
+# console log (every instance of it appended to one file), read with
+# snd-runs. Instances are counted by their "DRVDOM init" lines.
+SND_LOG=/var/log/xen/console/guest-drv-snd.log
+SND_RATE=48000
+snd_ninst() {
+    local n
+    n=$(grep -a -c 'DRVDOM init uptime=' "$SND_LOG" 2>/dev/null)
+    echo "${n:-0}"
+}
+# snd_heard INST FRAMES: an instance after INST recorded a run of FRAMES frames.
+snd_heard() {
+    awk -v after="$1" -v n="$2" '/DRVDOM init uptime=/ { i++ }
+        i > after && /SNDREC (at|end) / && match($0, /run=[0-9]+/) &&
+        substr($0, RSTART + 4, RLENGTH - 4) + 0 >= n { ok = 1; exit }
+        END { exit !ok }' "$SND_LOG" 2>/dev/null
+}
+# snd_heard_from LINE FRAMES: a run of FRAMES frames recorded after line LINE.
+snd_heard_from() {
+    tail -n +"$1" "$SND_LOG" 2>/dev/null | awk -v n="$2" '/SNDREC (at|end) / &&
+        match($0, /run=[0-9]+/) && substr($0, RSTART + 4, RLENGTH - 4) + 0 >= n { ok = 1; exit }
+        END { exit !ok }'
+}
+# snd_crossing INST: snd-runs' gap or repeat line out of instance INST into a
+# later one (a fault's gap).
+snd_crossing() {
+    /usr/lib/understudy/systest/snd-runs "$SND_LOG" | awk -v i="$1" \
+        '($1 == "gap" || $1 == "repeat") && $2 == "from=" i && $3 != "to=" i { print; exit }'
+}
+# kv KEY LINE: KEY's value in a line of KEY=VALUE words.
+kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }

@@ -16,6 +16,15 @@ $(TBIN)/system/net-verify: $(OBJ)/tests/system/net-verify.o
 
 ALL_TARGETS += $(TBIN)/system/disk-verify $(TBIN)/system/net-verify
 
+# snd-record: the sound driver domain's recorder (the loopback's capture end,
+# the frame-counter signal of tests/snd); built where ALSA's headers are.
+$(OBJ)/tests/system/snd-record.o: CPPFLAGS += -Itests/snd
+$(TBIN)/system/snd-record: $(OBJ)/tests/system/snd-record.o $(OBJ)/tests/snd/framecode.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lasound
+
+ALL_TARGETS += $(if $(wildcard /usr/include/alsa/asoundlib.h),$(TBIN)/system/snd-record)
+
 .PHONY: systest systest-deps
 systest: all
 	@./tests/system/run-systest --build $(O) --dir $(SYSTEST_DIR) $(if $(QUICK),--quick) \
