@@ -12,13 +12,20 @@
 #             the disk, the mp3 synced; the last 40 rounds' mp3s kept. After
 #             the program, the file system is mounted afresh and every mp3
 #             must be bit for bit lame's encode of the same WAV off the disk
+#   compiler  for SECS s, round after round: a real third-party C project,
+#             zlib (Debian's source package's upstream tarball, which make
+#             deps fetches), unpacked onto the disk and built there as a user
+#             would - configure, make -j2 - and its own tests run (make test:
+#             both must say OK); the tree hashed and synced; the last 4 kept.
+#             After the program every kept tree must read back the same from
+#             the file system mounted afresh, and its example must run
 # Columns: shadow (the plugin as shipped), restart (shadow=restart: at a
 # fault outstanding requests fail with EIO, as a stock blkfront that
 # restarts), none (shadowd stops once the domain is up).
 # Verdicts (README.md): CRASH - the program failed or had to be killed;
 # MALFUNCTION - it exited 0 but the file system is damaged (fsck through the
-# device after the run), an output is not the reference's, or a round took
-# longer than STALL_S (a stall); SUCCESS otherwise.
+# device after the run), an output is not the reference's or not what was
+# written, or a round took longer than STALL_S (a stall); SUCCESS otherwise.
 # usage: disk-cell.sh ROW COLUMN   (environment: campaign-lib.sh)
 ROW=$1 COLUMN=$2
 . "$(dirname "$0")/../functions.sh"
@@ -27,10 +34,11 @@ private_mounts "$@"
 DISK_DOM=drv
 . "$(dirname "$0")/../sim/disk-functions.sh"
 . "$(dirname "$0")/campaign-lib.sh"
-requires jq lame sox cmp
-# A round may take this long at most: the frontend's deadline (1 s), a
-# recovery, and the round's own second or two, with faults 0.9 s apart.
-STALL_S=${STALL_S:-10}
+requires jq lame sox cmp sha256sum
+# STALL_S: a round may take this long at most - the frontend's deadline
+# (1 s), a recovery, and the round's own time, with faults 0.9 s apart (set
+# per row below).
+STALL_S=${STALL_S:-}
 PARGS=(deadline-ms=1000)
 case $COLUMN in
 shadow | none) ;;
@@ -39,9 +47,16 @@ restart) PARGS+=(shadow=restart) ;;
 esac
 case $ROW in
 encoder) ;;
+compiler)
+    requires make gcc tar bzip2
+    ZLIB_TAR=${UNDERSTUDY_SRC:-/var/cache/understudy/src}/zlib_1.2.13.dfsg.orig.tar.bz2
+    [ -f "$ZLIB_TAR" ] || skip "no $ZLIB_TAR (make deps fetches it: scripts/fetch-sources)"
+    STALL_S=${STALL_S:-40} # a round is a whole build: 5-10 s here without a fault
+    ;;
 *) fail "unknown row $ROW" ;;
 esac
 
+STALL_S=${STALL_S:-10} # the encoder: a round is a second or two without a fault
 disk_setup volatile "${PARGS[@]}"
 CMP_FE=$(fe_dir "$guest" "$DEV")
 # No recovery: shadowd, having started the domain, stops; nothing restarts it.
@@ -88,6 +103,65 @@ run_timed() {
     wait "$pid"
 }
 
+# The judge's first steps, for every row: the file system afresh (nothing
+# from the page cache), fsck through the device, mounted again.
+remount_checked() {
+    umount "$mnt" || verdict MALFUNCTION "umount: the file system is busy or broken"
+    fsck.ext4 -fn "$loopdev" >"$TEST_TMP/fsck.out" 2>&1 ||
+        verdict MALFUNCTION "fsck through the device: $(grep -v '^e2fsck\|^Pass' "$TEST_TMP/fsck.out" | head -c 300)"
+    mount -t ext4 "$loopdev" "$mnt" || verdict MALFUNCTION "the file system does not mount again"
+}
+
+if [ "$ROW" = compiler ]; then
+    # Round after round, a user's build of zlib on the disk: unpack,
+    # configure, make -j2, make test (its own tests: example and minigzip,
+    # static and shared); then every file of the tree is hashed and the
+    # tree synced. The last KEEP trees stay.
+    KEEP=4
+    build() {
+        local k=0 t0 s e d
+        t0=$(date +%s)
+        while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
+            s=${EPOCHREALTIME/./}
+            d=$mnt/b$((k % KEEP))
+            rm -rf "$d" && mkdir "$d" && tar -xjf "$ZLIB_TAR" -C "$d" &&
+                (cd "$d"/zlib-* && ./configure && make -j2 && make test) >"$TEST_TMP/build.log" 2>&1 ||
+                { tail -n 5 "$TEST_TMP/build.log" >&2; return 1; }
+            [ "$(grep -c '\*\*\* zlib .*test OK \*\*\*' "$TEST_TMP/build.log")" -ge 2 ] ||
+                { echo "round $k: zlib's tests did not say OK" >&2; return 1; }
+            (cd "$d" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$TEST_TMP/tree$((k % KEEP)).sha" &&
+                sync -f "$d" || return 1
+            e=${EPOCHREALTIME/./}
+            echo "$k $(((e - s) / 1000))" >>"$TEST_TMP/rounds.txt"
+            k=$((k + 1))
+        done
+    }
+    : >"$TEST_TMP/rounds.txt"
+    PROG_T0=$(cmp_now_ms)
+    set -m
+    build 2>"$TEST_TMP/prog.err" &
+    pid=$!
+    set +m
+    sleep 1
+    cmp_faults $pid 0.9 15
+    # A round may finish after SECS: 40 s more at most.
+    run_timed $pid $((SECS + 40)) || verdict CRASH "the build exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
+    rounds=$(wc -l <"$TEST_TMP/rounds.txt")
+    [ "$rounds" -gt 0 ] || verdict CRASH "no round finished"
+    slow=$(awk -v lim=$((STALL_S * 1000)) '$2 > lim { print "round " $1 " took " $2 " ms"; exit }' "$TEST_TMP/rounds.txt")
+    [ -z "$slow" ] || verdict MALFUNCTION "a stall: $slow"
+    remount_checked
+    for ((k = rounds > KEEP ? rounds - KEEP : 0; k < rounds; k++)); do
+        (cd "$mnt/b$((k % KEEP))" && sha256sum --quiet -c "$TEST_TMP/tree$((k % KEEP)).sha") >"$TEST_TMP/sha.out" 2>&1 ||
+            verdict MALFUNCTION "round $k's built tree read back differs: $(head -n 3 "$TEST_TMP/sha.out" | tr '\n' ' ')"
+        # What was built still runs, off the file system mounted afresh.
+        (cd "$mnt/b$((k % KEEP))"/zlib-* && ./example >/dev/null) ||
+            verdict MALFUNCTION "round $k's example does not run from the disk"
+    done
+    max=$(sort -k2 -n "$TEST_TMP/rounds.txt" | tail -n 1 | awk '{print $2}')
+    verdict SUCCESS "$rounds builds of zlib, its tests passing, the slowest $max ms; $((rounds < KEEP ? rounds : KEEP)) trees read back the same and run; fsck clean"
+fi
+
 # The WAV of round K (deterministic: no dither), into FILE.
 wav_of() { sox -D -n -r 44100 -c 2 -b 16 "$2" synth 30 sine $((200 + $1 * 37 % 900)) sine $((330 + $1 * 53 % 1200)) vol 0.5; }
 KEEP=40
@@ -120,12 +194,8 @@ rounds=$(wc -l <"$TEST_TMP/rounds.txt")
 slow=$(awk -v lim=$((STALL_S * 1000)) '$2 > lim { print "round " $1 " took " $2 " ms"; exit }' "$TEST_TMP/rounds.txt")
 [ -z "$slow" ] || verdict MALFUNCTION "a stall: $slow"
 
-# The judge: the file system afresh (nothing from the page cache), then fsck
-# through the device and every kept mp3 against lame's encode off the disk.
-umount "$mnt" || verdict MALFUNCTION "umount: the file system is busy or broken"
-fsck.ext4 -fn "$loopdev" >"$TEST_TMP/fsck.out" 2>&1 ||
-    verdict MALFUNCTION "fsck through the device: $(grep -v '^e2fsck\|^Pass' "$TEST_TMP/fsck.out" | head -c 300)"
-mount -t ext4 "$loopdev" "$mnt" || verdict MALFUNCTION "the file system does not mount again"
+# The judge: every kept mp3 against lame's encode off the disk.
+remount_checked
 bad=
 for ((k = rounds > KEEP ? rounds - KEEP : 0; k < rounds; k++)); do
     wav_of "$k" "$TEST_TMP/ref.wav" && lame --quiet "$TEST_TMP/ref.wav" "$TEST_TMP/ref.mp3" || fail "reference encode"

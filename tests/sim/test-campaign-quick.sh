@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The application table's quick run (tests/campaign): every row built (the
-# four sound rows and the disk encoder) in the shadow column, two faults
-# each, must all be SUCCESS; the mp3 row with faults that take the domain
+# four sound rows and the disk encoder and compiler) in the shadow column,
+# two faults each, must all be SUCCESS; the mp3 row with faults that take the domain
 # down must not be, with no recovery (the judge sees the audio that never
 # came back) nor with restart only (the frontend's restart-only mode gives
 # the new backend no stream: mpg123's audio goes nowhere).
@@ -11,7 +11,7 @@ out=$TEST_TMP/campaign
 ./tests/campaign/run-campaign --build "$BUILD" --quick --columns shadow --out "$out/a" ||
     fail "shadow column: $(cat "$out/a/table.md" 2>/dev/null)"
 cat "$out/a/table.md"
-expect_eq "shadow cells" "$(jq -s '[.[] | select(.outcome == "SUCCESS")] | length' "$out/a/cells.jsonl")" 5
+expect_eq "shadow cells" "$(jq -s '[.[] | select(.outcome == "SUCCESS")] | length' "$out/a/cells.jsonl")" 6
 FAULT_KINDS=crash,kill ./tests/campaign/run-campaign --build "$BUILD" --quick --rows mp3 --columns none,restart \
     --out "$out/b" >/dev/null
 for col in none restart; do
