@@ -45,11 +45,14 @@ _cmp_live_ge() { [ "$(cmp_fe_key shadow/state)" = live ] && [ "$(cmp_fe_key shad
 _cmp_hist_ge() { [ "$(sdctl history --json | jq length)" -ge "$1" ]; }
 _cmp_replaced() { local n; n=$(sd_domid drv) && [ -n "$n" ] && [ "$n" != "$1" ] && sd_state_is drv up; }
 
-# cmp_pick: a fault kind, at random from FAULT_KINDS.
+# cmp_pick: a fault kind, at random from FAULT_KINDS, in CMP_PICK. (Not
+# printed: RANDOM in a command substitution is bash's subshell's, which bash
+# reseeds - the draw would not follow SEED, and the seed's sequence would not
+# advance.)
 cmp_pick() {
     local -a k
     IFS=, read -ra k <<<"$FAULT_KINDS"
-    echo "${k[$((RANDOM % ${#k[@]}))]}"
+    CMP_PICK=${k[$((RANDOM % ${#k[@]}))]}
 }
 
 # cmp_trial KIND T_MS RESULT RECOVERY_MS: one line of trials.jsonl.
@@ -67,9 +70,11 @@ cmp_trial() {
 
 # cmp_inject DOMID FAULT [N]: what shadowctl inject writes, written here so
 # that it works with shadowd stopped too (the none column): "<seq> <fault>
-# [<n>]" in the domain's inject key (xenstore-schema), readable by it.
+# [<n>]" in the domain's inject key (xenstore-schema), readable by it - the
+# fault as the backends name it: shadowctl's backend-hang and backend-crash
+# are "hang" and "crash" there (dom0-tools/shadowd/ctl.c).
 cmp_inject() {
-    local d=$1 key seq
+    local d=$1 key seq f
     if [ "$COLUMN" != none ]; then
         shift
         sdctl inject drv "$@" >/dev/null
@@ -77,8 +82,9 @@ cmp_inject() {
     fi
     key=/local/domain/$d/data/understudy/inject
     seq=$(xenstore-read "$key" 2>/dev/null | awk '{print $1}')
-    shift
-    xenstore-write "$key" "$((${seq:-0} + 1)) $*" && xenstore-chmod "$key" n0 "r$d"
+    f=${2#backend-}
+    shift 2
+    xenstore-write "$key" "$((${seq:-0} + 1)) $f${*:+ $*}" && xenstore-chmod "$key" n0 "r$d"
 }
 
 # cmp_fault KIND: inject one fault and wait for what the column says should
@@ -165,11 +171,13 @@ wait_for_quiet() {
 # cmp_faults PID MIN_S SPAN_TENTHS: FAULTS faults while PID runs, each after
 # a random pause of MIN_S + [0, SPAN_TENTHS] tenths of a second.
 cmp_faults() {
-    local pid=$1 min=$2 span=$3 i
+    local pid=$1 min=$2 span=$3 i r
     for ((i = 1; i <= FAULTS; i++)); do
-        sleep "$(echo "$min + $((RANDOM % (span + 1))) / 10" | bc -l)"
+        r=$((RANDOM % (span + 1))) # drawn here, not in the subshell below
+        sleep "$(echo "$min + $r / 10" | bc -l)"
         kill -0 "$pid" 2>/dev/null || break
-        cmp_fault "$(cmp_pick)" || [ "$COLUMN" = none ] || break
+        cmp_pick
+        cmp_fault "$CMP_PICK" || [ "$COLUMN" = none ] || break
         echo "campaign: $ROW/$COLUMN: fault $i of $FAULTS: $CMP_LAST" >&2
     done
 }

@@ -49,7 +49,9 @@ snd_asoundrc "file \"$REC\" capture clock"
 snd_fe_asoundrc
 start_sim
 on_exit '[ "$rc" -eq 0 ] || snd_dump_logs'
-sd_conf
+# Every report a fault makes must be answered: no budget of report-triggered
+# recoveries (the default, 3 in its window, would ignore the fourth corrupt).
+sd_conf "report-budget 1000" "report-window 10m"
 sd_domain drv "command $AGENT --handler vsnd=$SNDBACK --heartbeat-ms 100" "heartbeat-timeout 1s" \
     "restart-budget 64" "backoff-initial 100ms" "backoff-max 400ms" "reconnect-timeout 20s"
 sd_start
