@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "sb.h"
 
+#include <inttypes.h>
+
 #include <xen/errno.h>
 
 #include <string.h>
@@ -100,11 +102,23 @@ void sb_dispatch(struct sb_stream *s, const struct xensnd_req *req)
     int st;
     unsigned op = req->operation;
     if (op == XENSND_OP_HW_PARAM_QUERY) {
-        st = sb_query(s, &req->op.hw_param, &hw);
-        if (st == 0)
+        const struct xensnd_query_hw_param *q = &req->op.hw_param;
+        st = sb_query(s, q, &hw);
+        if (st == 0) {
             hwp = &hw;
-        else
+            /* A frontend's hw rules are a dialogue: each question and answer
+             * is logged (rate-limited), to read a negotiation that fails. */
+            BE_LOG_RL(s->d->be,
+                      "stream %u/%u: HW_PARAM_QUERY formats %#" PRIx64 " rate %u-%u ch %u-%u "
+                      "buffer %u-%u period %u-%u -> formats %#" PRIx64 " rate %u-%u ch %u-%u "
+                      "buffer %u-%u period %u-%u",
+                      s->pcm_idx, s->idx, q->formats, q->rates.min, q->rates.max, q->channels.min,
+                      q->channels.max, q->buffer.min, q->buffer.max, q->period.min, q->period.max,
+                      hw.formats, hw.rates.min, hw.rates.max, hw.channels.min, hw.channels.max,
+                      hw.buffer.min, hw.buffer.max, hw.period.min, hw.period.max);
+        } else {
             refuse(s, req, st, "no configuration left in the ranges asked for");
+        }
     } else if (op == XENSND_OP_OPEN) {
         st =
             s->open ? refuse(s, req, -XEN_EBUSY, "stream already open") : sb_open(s, &req->op.open);
