@@ -193,3 +193,40 @@ cmp_cell() {
           recovered: $rec, secs: $secs, seed: $seed}' >>"$CAMPAIGN_OUT/cells.jsonl"
     echo "campaign: $ROW/$COLUMN: $outcome ($CMP_NFAULT faults, $CMP_RECOVERED recovered): $reason"
 }
+
+# cmp_windows: the faults' windows of this cell, "FROM TO" in ms after the
+# program started (PROG_T0), merged where they overlap: from 0.5 s before a
+# fault to 1 s after its recovery (a slow spell: to 3.5 s after it began -
+# 2 s after it ends; no recovery: for ever). What a judge forgives.
+cmp_windows() {
+    jq -r --arg row "$ROW" --arg col "$COLUMN" --argjson s "$PROG_T0" \
+        'select(.row == $row and .column == $col) |
+         if .result == "recovered" then "\(.t_ms - $s - 500) \(.t_ms - $s + .recovery_ms + 1000)"
+         elif .result == "no-recovery-due" then "\(.t_ms - $s - 500) \(.t_ms - $s + 3500)"
+         elif .result == "not-recovered" then "\(.t_ms - $s - 500) 1000000000000"
+         else empty end' "$CAMPAIGN_OUT/trials.jsonl" | sort -n |
+        awk 'NR == 1 { a = $1; b = $2; next }
+             $1 <= b { if ($2 > b) b = $2; next }
+             { print a, b; a = $1; b = $2 }
+             END { if (NR) print a, b }'
+}
+
+# cmp_run_timed PID SECS: wait for the program PID at most 1.5 x SECS + 10 s;
+# its status, or 124 if it had to be killed (its process group where it
+# leads one: set -m). CMP_BEFORE_KILL names a function run first (a dead
+# device's I/O cut off, so that nothing is left waiting on it).
+cmp_run_timed() {
+    local pid=$1 lim end
+    lim=$(echo "$2 * 1.5 + 10" | bc | cut -d. -f1)
+    end=$(($(date +%s) + lim))
+    while kill -0 "$pid" 2>/dev/null; do
+        if [ "$(date +%s)" -ge "$end" ]; then
+            [ -z "${CMP_BEFORE_KILL:-}" ] || "$CMP_BEFORE_KILL"
+            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            return 124
+        fi
+        sleep 0.1
+    done
+    wait "$pid"
+}

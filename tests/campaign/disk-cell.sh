@@ -64,6 +64,7 @@ CMP_FE=$(fe_dir "$guest" "$DEV")
 # A dead device (the none column) holds I/O for ever: what was not answered
 # is cut off by killing nbdfuse first (FUSE then fails it), so that no
 # process is left waiting on the device and the mounts can go.
+CMP_BEFORE_KILL=cut_device
 cut_device() {
     kill -KILL "$fuse_pid" 2>/dev/null
     umount -l "$mnt" 2>/dev/null
@@ -84,23 +85,6 @@ failed_note() {
 verdict() {
     cmp_cell "$1" "$2$(failed_note)"
     exit 0
-}
-# run_timed PID SECS: wait for PID at most 1.5 x SECS + 10 s; its status, or
-# 124 if it had to be killed (the device cut off first).
-run_timed() {
-    local pid=$1 lim end
-    lim=$(echo "$2 * 1.5 + 10" | bc | cut -d. -f1)
-    end=$(($(date +%s) + lim))
-    while kill -0 "$pid" 2>/dev/null; do
-        if [ "$(date +%s)" -ge "$end" ]; then
-            cut_device
-            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
-            wait "$pid" 2>/dev/null
-            return 124
-        fi
-        sleep 0.1
-    done
-    wait "$pid"
 }
 
 # The judge's first steps, for every row: the file system afresh (nothing
@@ -145,7 +129,7 @@ if [ "$ROW" = compiler ]; then
     sleep 1
     cmp_faults $pid 0.9 15
     # A round may finish after SECS: 40 s more at most.
-    run_timed $pid $((SECS + 40)) || verdict CRASH "the build exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
+    cmp_run_timed $pid $((SECS + 40)) || verdict CRASH "the build exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
     rounds=$(wc -l <"$TEST_TMP/rounds.txt")
     [ "$rounds" -gt 0 ] || verdict CRASH "no round finished"
     slow=$(awk -v lim=$((STALL_S * 1000)) '$2 > lim { print "round " $1 " took " $2 " ms"; exit }' "$TEST_TMP/rounds.txt")
@@ -182,13 +166,13 @@ prog() {
 
 : >"$TEST_TMP/rounds.txt"
 PROG_T0=$(cmp_now_ms)
-set -m # the program in its own process group: run_timed kills all of it
+set -m # the program in its own process group: cmp_run_timed kills all of it
 prog 2>"$TEST_TMP/prog.err" &
 pid=$!
 set +m
 sleep 1
 cmp_faults $pid 0.9 15
-run_timed $pid "$SECS" || verdict CRASH "the encoder exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
+cmp_run_timed $pid "$SECS" || verdict CRASH "the encoder exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
 rounds=$(wc -l <"$TEST_TMP/rounds.txt")
 [ "$rounds" -gt 0 ] || verdict CRASH "no round finished"
 slow=$(awk -v lim=$((STALL_S * 1000)) '$2 > lim { print "round " $1 " took " $2 " ms"; exit }' "$TEST_TMP/rounds.txt")

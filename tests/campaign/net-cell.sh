@@ -97,46 +97,15 @@ verdict() {
     cmp_cell "$1" "$2"
     exit 0
 }
-# windows: the faults' windows, "FROM TO" in ms after the program started,
-# merged where they overlap: from 0.5 s before a fault to 1 s after its
-# recovery (a slow spell: to 2 s after it ends; no recovery: for ever).
-windows() {
-    jq -r --arg row "$ROW" --arg col "$COLUMN" --argjson s "$PROG_T0" \
-        'select(.row == $row and .column == $col) |
-         if .result == "recovered" then "\(.t_ms - $s - 500) \(.t_ms - $s + .recovery_ms + 1000)"
-         elif .result == "no-recovery-due" then "\(.t_ms - $s - 500) \(.t_ms - $s + 3500)"
-         elif .result == "not-recovered" then "\(.t_ms - $s - 500) 1000000000000"
-         else empty end' "$CAMPAIGN_OUT/trials.jsonl" | sort -n |
-        awk 'NR == 1 { a = $1; b = $2; next }
-             $1 <= b { if ($2 > b) b = $2; next }
-             { print a, b; a = $1; b = $2 }
-             END { if (NR) print a, b }'
-}
 # gaps_ok < "FROM TO" lines (ms after the program started): every gap lies
 # inside one fault's window; else prints the first that does not.
 gaps_ok() {
-    awk -v win="$(windows | tr '\n' ' ')" '
+    awk -v win="$(cmp_windows | tr '\n' ' ')" '
         BEGIN { n = split(win, w, " ") }
         { ok = 0
           for (i = 1; i < n; i += 2) if ($1 >= w[i] && $2 <= w[i + 1]) ok = 1
           if (!ok) { printf "frames sent from %.1f s to %.1f s missing from the capture, not inside a fault'"'"'s window\n", $1 / 1000, $2 / 1000; bad = 1; exit 1 } }
         END { exit bad }'
-}
-# run_timed PID SECS: wait for PID (a process group: set -m) at most 1.5 x
-# SECS + 10 s; its status, or 124 if it had to be killed.
-run_timed() {
-    local pid=$1 lim end
-    lim=$(echo "$2 * 1.5 + 10" | bc | cut -d. -f1)
-    end=$(($(date +%s) + lim))
-    while kill -0 "$pid" 2>/dev/null; do
-        if [ "$(date +%s)" -ge "$end" ]; then
-            kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null
-            wait "$pid" 2>/dev/null
-            return 124
-        fi
-        sleep 0.1
-    done
-    wait "$pid"
 }
 # Faults come every 0.9-2.4 s while the program runs (after a second).
 GAP_MIN=0.9 GAP_SPAN=15
@@ -205,7 +174,7 @@ transfer)
     sleep 1
     cmp_faults $pid $GAP_MIN $GAP_SPAN
     rc=0
-    run_timed $pid "$((SECS + base_ms / 1000 + 1))" || rc=$?
+    cmp_run_timed $pid "$((SECS + base_ms / 1000 + 1))" || rc=$?
     sed 's/^/transfer /' "$TEST_TMP/xfers.txt"
     sed 's/^/no-progress /' "$TEST_TMP/stalls.txt"
     n=$(wc -l <"$TEST_TMP/xfers.txt")
@@ -290,8 +259,8 @@ EOF
     wait $tpid
     touch "$TEST_TMP/stop.session" "$TEST_TMP/stop.conns"
     rc=0
-    run_timed $spid 20 || rc=$?
-    run_timed $cpid 30 || verdict CRASH "the new connections' loop had to be killed"
+    cmp_run_timed $spid 20 || rc=$?
+    cmp_run_timed $cpid 30 || verdict CRASH "the new connections' loop had to be killed"
     cat "$TEST_TMP/session.out"
     sed 's/^/conn /' "$TEST_TMP/conns.txt"
     last=$(tail -n 1 "$TEST_TMP/session.out")
@@ -373,7 +342,7 @@ analyzer)
     kill -0 $tpid 2>/dev/null || { wait $tpid; verdict CRASH "tcpdump exited $? during the run: $(tail -c 300 "$TEST_TMP/tcpdump.err")"; }
     kill -TERM $tpid
     rc=0
-    run_timed $tpid 5 || rc=$?
+    cmp_run_timed $tpid 5 || rc=$?
     [ $rc = 0 ] || verdict CRASH "tcpdump exited $rc: $(tail -c 300 "$TEST_TMP/tcpdump.err")"
     grep -E 'packets (captured|received|dropped)' "$TEST_TMP/tcpdump.err"
     tcpdump -r "$TEST_TMP/cap.pcap" -n -A 2>/dev/null | grep -o 'UNDSTSEQ [0-9]*\.' | tr -d . | awk '{print $2}' >"$TEST_TMP/got.txt"

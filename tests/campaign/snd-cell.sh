@@ -83,11 +83,7 @@ verdict() {
 # A cut anywhere else is audio lost with no fault to explain it.
 cuts_ok() {
     local win
-    win=$(jq -r --arg row "$ROW" --arg col "$COLUMN" --argjson s "$PROG_T0"         'select(.row == $row and .column == $col) |
-         if .result == "recovered" then "\(.t_ms - $s - 500) \(.t_ms - $s + .recovery_ms + 1000)"
-         elif .result == "no-recovery-due" then "\(.t_ms - $s - 500) \(.t_ms - $s + 3500)"
-         elif .result == "not-recovered" then "\(.t_ms - $s - 500) 1e12"
-         else empty end' "$CAMPAIGN_OUT/trials.jsonl" | tr '\n' ' ')
+    win=$(cmp_windows | tr '\n' ' ')
     awk -v cut="$CUT_MS" -v win="$win" '
         BEGIN { n = split(win, w, " ") }
         { at = $1; ms = $2
@@ -104,22 +100,6 @@ start_prog() {
     pid=$!
 }
 prog_wall() { echo "$(cat "$TEST_TMP/prog.end") - $1" | bc; }
-# run_timed PID SECS: wait for PID at most 1.5 x SECS + 10 s; its status, or
-# 124 if it had to be killed.
-run_timed() {
-    local pid=$1 lim end
-    lim=$(echo "$2 * 1.5 + 10" | bc | cut -d. -f1)
-    end=$(($(date +%s) + lim))
-    while kill -0 "$pid" 2>/dev/null; do
-        if [ "$(date +%s)" -ge "$end" ]; then
-            kill -KILL "$pid" 2>/dev/null
-            wait "$pid" 2>/dev/null
-            return 124
-        fi
-        sleep 0.1
-    done
-    wait "$pid"
-}
 
 # Faults come every 0.9-2.4 s while the program runs (after a second).
 GAP_MIN=0.9 GAP_SPAN=15
@@ -148,7 +128,7 @@ mp3 | speech)
     start_prog "${prog[@]}"
     sleep 1
     cmp_faults $pid $GAP_MIN $GAP_SPAN
-    run_timed $pid "$dur" || verdict CRASH "${prog[0]} exited $? : $(tail -c 300 "$TEST_TMP/prog.err")"
+    cmp_run_timed $pid "$dur" || verdict CRASH "${prog[0]} exited $? : $(tail -c 300 "$TEST_TMP/prog.err")"
     wall=$(prog_wall "$s")
     sleep 1 # the last sndback plays out the tail
     check "$REC" --timing --ref "$TEST_TMP/ref.wav"
@@ -168,7 +148,7 @@ recorder)
     start_prog arecord -q -D understudy -f S16_LE -c 2 -r 48000 -d "$SECS" "$TEST_TMP/c.wav"
     sleep 1
     cmp_faults $pid $GAP_MIN $GAP_SPAN
-    run_timed $pid "$SECS" || verdict CRASH "arecord exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
+    cmp_run_timed $pid "$SECS" || verdict CRASH "arecord exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
     wall=$(prog_wall "$s")
     check "$TEST_TMP/c.wav"
     for k in repeats channel_errors corrupt format_errors; do
@@ -226,7 +206,7 @@ clips)
     pid=$!
     sleep 1
     cmp_faults $pid $GAP_MIN $GAP_SPAN
-    run_timed $pid "$SECS" || verdict CRASH "the clips' player was killed"
+    cmp_run_timed $pid "$SECS" || verdict CRASH "the clips' player was killed"
     sleep 1
     sed 's/^/clip /' "$TEST_TMP/clips.txt"
     while read -r k rc secs late; do
