@@ -87,6 +87,40 @@ verdict() {
     exit 0
 }
 
+# Rounds of a row's work for SECS s: ROUND K does round K (non-zero: the
+# program failed); each round's time goes to rounds.txt, "K MS".
+rounds_loop() {
+    local k=0 t0 s
+    t0=$(date +%s)
+    while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
+        s=${EPOCHREALTIME/./}
+        "$1" "$k" || return 1
+        echo "$k $(((${EPOCHREALTIME/./} - s) / 1000))" >>"$TEST_TMP/rounds.txt"
+        k=$((k + 1))
+    done
+}
+# run_rounds ROUND SECS WHAT: the program (rounds_loop ROUND, in its own
+# process group: cmp_run_timed kills all of it) under the cell's faults, given
+# SECS to finish; CRASH if it failed or finished no round, MALFUNCTION if a
+# round took over STALL_S. Sets rounds and slowest (ms).
+run_rounds() {
+    : >"$TEST_TMP/rounds.txt"
+    PROG_T0=$(cmp_now_ms)
+    set -m
+    rounds_loop "$1" 2>"$TEST_TMP/prog.err" &
+    pid=$!
+    set +m
+    sleep 1
+    cmp_faults $pid 0.9 15
+    cmp_run_timed $pid "$2" || verdict CRASH "the $3 exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
+    rounds=$(wc -l <"$TEST_TMP/rounds.txt")
+    [ "$rounds" -gt 0 ] || verdict CRASH "no round finished"
+    local slow
+    slow=$(awk -v lim=$((STALL_S * 1000)) '$2 > lim { print "round " $1 " took " $2 " ms"; exit }' "$TEST_TMP/rounds.txt")
+    [ -z "$slow" ] || verdict MALFUNCTION "a stall: $slow"
+    slowest=$(sort -k2 -n "$TEST_TMP/rounds.txt" | tail -n 1 | awk '{print $2}')
+}
+
 # The judge's first steps, for every row: the file system afresh (nothing
 # from the page cache), fsck through the device, mounted again.
 remount_checked() {
@@ -103,37 +137,17 @@ if [ "$ROW" = compiler ]; then
     # tree synced. The last KEEP trees stay.
     KEEP=4
     build() {
-        local k=0 t0 s e d
-        t0=$(date +%s)
-        while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
-            s=${EPOCHREALTIME/./}
-            d=$mnt/b$((k % KEEP))
-            rm -rf "$d" && mkdir "$d" && tar -xjf "$ZLIB_TAR" -C "$d" &&
-                (cd "$d"/zlib-* && ./configure && make -j2 && make test) >"$TEST_TMP/build.log" 2>&1 ||
-                { tail -n 5 "$TEST_TMP/build.log" >&2; return 1; }
-            [ "$(grep -c '\*\*\* zlib .*test OK \*\*\*' "$TEST_TMP/build.log")" -ge 2 ] ||
-                { echo "round $k: zlib's tests did not say OK" >&2; return 1; }
-            (cd "$d" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$TEST_TMP/tree$((k % KEEP)).sha" &&
-                sync -f "$d" || return 1
-            e=${EPOCHREALTIME/./}
-            echo "$k $(((e - s) / 1000))" >>"$TEST_TMP/rounds.txt"
-            k=$((k + 1))
-        done
+        local d=$mnt/b$(($1 % KEEP))
+        rm -rf "$d" && mkdir "$d" && tar -xjf "$ZLIB_TAR" -C "$d" &&
+            (cd "$d"/zlib-* && ./configure && make -j2 && make test) >"$TEST_TMP/build.log" 2>&1 ||
+            { tail -n 5 "$TEST_TMP/build.log" >&2; return 1; }
+        [ "$(grep -c '\*\*\* zlib .*test OK \*\*\*' "$TEST_TMP/build.log")" -ge 2 ] ||
+            { echo "round $1: zlib's tests did not say OK" >&2; return 1; }
+        (cd "$d" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$TEST_TMP/tree$(($1 % KEEP)).sha" &&
+            sync -f "$d"
     }
-    : >"$TEST_TMP/rounds.txt"
-    PROG_T0=$(cmp_now_ms)
-    set -m
-    build 2>"$TEST_TMP/prog.err" &
-    pid=$!
-    set +m
-    sleep 1
-    cmp_faults $pid 0.9 15
     # A round may finish after SECS: 40 s more at most.
-    cmp_run_timed $pid $((SECS + 40)) || verdict CRASH "the build exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
-    rounds=$(wc -l <"$TEST_TMP/rounds.txt")
-    [ "$rounds" -gt 0 ] || verdict CRASH "no round finished"
-    slow=$(awk -v lim=$((STALL_S * 1000)) '$2 > lim { print "round " $1 " took " $2 " ms"; exit }' "$TEST_TMP/rounds.txt")
-    [ -z "$slow" ] || verdict MALFUNCTION "a stall: $slow"
+    run_rounds build $((SECS + 40)) build
     remount_checked
     for ((k = rounds > KEEP ? rounds - KEEP : 0; k < rounds; k++)); do
         (cd "$mnt/b$((k % KEEP))" && sha256sum --quiet -c "$TEST_TMP/tree$((k % KEEP)).sha") >"$TEST_TMP/sha.out" 2>&1 ||
@@ -142,41 +156,17 @@ if [ "$ROW" = compiler ]; then
         (cd "$mnt/b$((k % KEEP))"/zlib-* && ./example >/dev/null) ||
             verdict MALFUNCTION "round $k's example does not run from the disk"
     done
-    max=$(sort -k2 -n "$TEST_TMP/rounds.txt" | tail -n 1 | awk '{print $2}')
-    verdict SUCCESS "$rounds builds of zlib, its tests passing, the slowest $max ms; $((rounds < KEEP ? rounds : KEEP)) trees read back the same and run; fsck clean"
+    verdict SUCCESS "$rounds builds of zlib, its tests passing, the slowest $slowest ms; $((rounds < KEEP ? rounds : KEEP)) trees read back the same and run; fsck clean"
 fi
 
 # The WAV of round K (deterministic: no dither), into FILE.
 wav_of() { sox -D -n -r 44100 -c 2 -b 16 "$2" synth 30 sine $((200 + $1 * 37 % 900)) sine $((330 + $1 * 53 % 1200)) vol 0.5; }
 KEEP=40
-prog() {
-    local k=0 t0 s e
-    t0=$(date +%s)
-    while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
-        s=${EPOCHREALTIME/./}
-        wav_of "$k" "$TEST_TMP/src.wav" || return 1
-        cp "$TEST_TMP/src.wav" "$mnt/in.wav" || return 1
-        lame --quiet "$mnt/in.wav" "$mnt/out$((k % KEEP)).mp3" || return 1
-        sync "$mnt/out$((k % KEEP)).mp3" || return 1
-        e=${EPOCHREALTIME/./}
-        echo "$k $(((e - s) / 1000))" >>"$TEST_TMP/rounds.txt"
-        k=$((k + 1))
-    done
+encode() {
+    wav_of "$1" "$TEST_TMP/src.wav" && cp "$TEST_TMP/src.wav" "$mnt/in.wav" &&
+        lame --quiet "$mnt/in.wav" "$mnt/out$(($1 % KEEP)).mp3" && sync "$mnt/out$(($1 % KEEP)).mp3"
 }
-
-: >"$TEST_TMP/rounds.txt"
-PROG_T0=$(cmp_now_ms)
-set -m # the program in its own process group: cmp_run_timed kills all of it
-prog 2>"$TEST_TMP/prog.err" &
-pid=$!
-set +m
-sleep 1
-cmp_faults $pid 0.9 15
-cmp_run_timed $pid "$SECS" || verdict CRASH "the encoder exited $?: $(tail -c 300 "$TEST_TMP/prog.err")"
-rounds=$(wc -l <"$TEST_TMP/rounds.txt")
-[ "$rounds" -gt 0 ] || verdict CRASH "no round finished"
-slow=$(awk -v lim=$((STALL_S * 1000)) '$2 > lim { print "round " $1 " took " $2 " ms"; exit }' "$TEST_TMP/rounds.txt")
-[ -z "$slow" ] || verdict MALFUNCTION "a stall: $slow"
+run_rounds encode "$SECS" encoder
 
 # The judge: every kept mp3 against lame's encode off the disk.
 remount_checked
@@ -186,5 +176,4 @@ for ((k = rounds > KEEP ? rounds - KEEP : 0; k < rounds; k++)); do
     cmp -s "$TEST_TMP/ref.mp3" "$mnt/out$((k % KEEP)).mp3" || { bad="round $k's mp3 is not lame's encode"; break; }
 done
 [ -z "$bad" ] || verdict MALFUNCTION "$bad"
-max=$(sort -k2 -n "$TEST_TMP/rounds.txt" | tail -n 1 | awk '{print $2}')
-verdict SUCCESS "$rounds rounds, the slowest $max ms; $((rounds < KEEP ? rounds : KEEP)) mp3s bit for bit; fsck clean"
+verdict SUCCESS "$rounds rounds, the slowest $slowest ms; $((rounds < KEEP ? rounds : KEEP)) mp3s bit for bit; fsck clean"

@@ -160,6 +160,7 @@ asan_preload() {
 #   recoveries_at_least N
 #   live_again N               wait (20 s) for shadow/recoveries >= N and state live
 #   progress_after N           wait (20 s) for DRIVER-PROGRESS lines > N
+#   destroy_faults N           N times: progress, the driver domain replaced, live again
 #   backend_pid NAME           the pid of domain NAME's main process (the backend)
 DEV=51712
 _be_keys=() _be_args=()
@@ -207,6 +208,18 @@ driver_done() {
     grep -q '^DRIVER-OK' "$TEST_TMP/guest.log" ||
         fail "driver: $(grep -m1 -E 'DRIVER-FAIL|ERROR' "$TEST_TMP/guest.log" || tail -3 "$TEST_TMP/guest.log")"
     log "$(grep '^DRIVER-OK' "$TEST_TMP/guest.log")"
+}
+
+# destroy_faults N: N times, once the driver has made progress, its driver
+# domain destroyed and replaced (next_backend), and the frontend live again.
+destroy_faults() {
+    local i
+    for ((i = 1; i <= $1; i++)); do
+        progress_after $((i + 1))
+        next_backend
+        live_again "$i"
+        log "fault $i: driver domain destroyed, now $cur (domain $drv); $(fe_key "$guest" "$DEV" shadow/last-recovery)"
+    done
 }
 
 fe_is() { [ "$(fe_key "$guest" "$DEV" "$1")" = "$2" ]; }

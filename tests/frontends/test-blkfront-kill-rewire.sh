@@ -8,12 +8,7 @@ source "$(dirname "$0")/../functions.sh"
 source "$(dirname "$0")/rewire-functions.sh"
 FAULTS=8
 driver_setup 64 --seconds 25 --threads 4 --region-mib 24 --deadline-ms 2000 --seed 11
-for ((i = 1; i <= FAULTS; i++)); do
-    progress_after $((i + 1))
-    next_backend
-    live_again "$i"
-    log "fault $i: driver domain destroyed, now $cur (domain $drv); recovery $(last_recovery_ms) ms"
-done
+destroy_faults "$FAULTS"
 driver_done
 expect_eq "recoveries" "$(fe_key "$guest" "$DEV" shadow/recoveries)" "$FAULTS"
 expect_eq "generation" "$(fe_key "$guest" "$DEV" shadow/generation)" "$FAULTS"

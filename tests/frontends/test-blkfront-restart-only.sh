@@ -11,12 +11,7 @@ source "$(dirname "$0")/../functions.sh"
 source "$(dirname "$0")/rewire-functions.sh"
 FAULTS=3
 driver_setup 64 --restart-only --seconds 15 --threads 4 --region-mib 24 --deadline-ms 2000 --seed 5
-for ((i = 1; i <= FAULTS; i++)); do
-    progress_after $((i + 1))
-    next_backend
-    live_again "$i"
-    log "fault $i: driver domain destroyed, now $cur (domain $drv); recovery $(last_recovery_ms) ms"
-done
+destroy_faults "$FAULTS"
 driver_done
 expect_eq "recoveries" "$(fe_key "$guest" "$DEV" shadow/recoveries)" "$FAULTS"
 grep -q "recoveries=$FAULTS eio=[1-9]" "$TEST_TMP/guest.log" || fail "no request failed: $(grep DRIVER-OK "$TEST_TMP/guest.log")"

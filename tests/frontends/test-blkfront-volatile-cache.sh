@@ -8,12 +8,7 @@ source "$(dirname "$0")/rewire-functions.sh"
 FAULTS=8
 driver_setup 64 --seconds 25 --threads 4 --region-mib 24 --flush-every 200 --deadline-ms 2000 \
     --seed 12 -- cache=volatile
-for ((i = 1; i <= FAULTS; i++)); do
-    progress_after $((i + 1))
-    next_backend
-    live_again "$i"
-    log "fault $i: $cur (domain $drv); $(fe_key "$guest" "$DEV" shadow/last-recovery)"
-done
+destroy_faults "$FAULTS"
 driver_done
 grep -q 'cache=2' "$TEST_TMP/drv0.log" || fail "the backend did not run with a volatile cache"
 expect_eq "recoveries" "$(fe_key "$guest" "$DEV" shadow/recoveries)" "$FAULTS"

@@ -70,3 +70,28 @@ expect_summary() {
 
 # expect_line REGEX: the last check's output has a line matching REGEX.
 expect_line() { grep -qE "$1" <<<"$CHECK_OUT" || fail "no line matching '$1' in sndcheck's output"; }
+
+# aplay_stopped_in_poll PCM: aplay plays 4 s of the signal from a file (never
+# short of data, so it waits in poll for room) through PCM, 1024-frame
+# periods, a 4096-frame buffer, and is stopped (SIGSTOP) three times for 0.3 s
+# - 3.5 buffers - while it waits: it must hear each as an xrun (-EPIPE:
+# prepare again, play on), not fail (-EIO: "write error: Input/output
+# error"), and report at least one underrun.
+aplay_stopped_in_poll() {
+    local a k n
+    "$SNDGEN" --raw -d 4 -o "$TEST_TMP/a.raw" || fail "sndgen failed"
+    aplay -D "$1" -t raw -f S16_LE -c 2 -r 48000 --period-size=1024 --buffer-size=4096 \
+        "$TEST_TMP/a.raw" 2>"$TEST_TMP/aplay.err" &
+    a=$!
+    sleep 0.8
+    for k in 1 2 3; do
+        kill -STOP $a 2>/dev/null || fail "aplay ended before stop $k: $(cat "$TEST_TMP/aplay.err")"
+        sleep 0.3 # 3.5 buffers
+        kill -CONT $a
+        sleep 0.5
+    done
+    wait $a || fail "aplay failed after a stop in poll: $(cat "$TEST_TMP/aplay.err")"
+    n=$(grep -c 'underrun!!!' "$TEST_TMP/aplay.err")
+    log "aplay saw $n underruns"
+    [ "$n" -ge 1 ] || fail "no underrun for three stops of 3.5 buffers: $(cat "$TEST_TMP/aplay.err")"
+}
