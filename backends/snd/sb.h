@@ -56,6 +56,11 @@ struct sb_stream {
     xen_sndif_back_ring_t br;
     bool attached, broken, push;
     uint16_t evt_id; /* the next event's id: 0, 1, 2, ... from OPEN */
+    /* HW_PARAM_QUERY lines logged in this minute: a negotiation is tens of
+     * queries, and the one that fails is what to read - a budget of its own
+     * keeps it whole where a per-second limit would cut it. */
+    uint64_t qlog_window_ms;
+    unsigned qlog_n;
 
     /* An open stream (OPEN .. CLOSE). */
     bool open;

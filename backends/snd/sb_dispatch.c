@@ -18,8 +18,35 @@ static const char *op_name(unsigned op)
     return op < sizeof(n) / sizeof(n[0]) ? n[op] : "unknown";
 }
 
+/* May the stream log one more query line? SB_QLOG_BUDGET a minute, then one
+ * line saying the rest of the minute's are not logged. */
+#define SB_QLOG_BUDGET 160
+static bool query_log_ok(struct sb_stream *s)
+{
+    uint64_t now = be_now_ms();
+    if (now - s->qlog_window_ms >= 60000) {
+        s->qlog_window_ms = now;
+        s->qlog_n = 0;
+    }
+    if (s->qlog_n == SB_QLOG_BUDGET)
+        BE_LOG(s->d->be, "stream %u/%u: %u HW_PARAM_QUERY lines this minute: the rest not logged",
+               s->pcm_idx, s->idx, SB_QLOG_BUDGET);
+    return s->qlog_n++ < SB_QLOG_BUDGET;
+}
+
 static int refuse(struct sb_stream *s, const struct xensnd_req *req, int status, const char *why)
 {
+    if (req->operation == XENSND_OP_HW_PARAM_QUERY) {
+        const struct xensnd_query_hw_param *q = &req->op.hw_param;
+        if (query_log_ok(s))
+            BE_LOG(s->d->be,
+                   "stream %u/%u: HW_PARAM_QUERY formats %#" PRIx64 " rate %u-%u ch %u-%u "
+                   "buffer %u-%u period %u-%u refused (%d): %s",
+                   s->pcm_idx, s->idx, q->formats, q->rates.min, q->rates.max, q->channels.min,
+                   q->channels.max, q->buffer.min, q->buffer.max, q->period.min, q->period.max,
+                   status, why);
+        return status;
+    }
     BE_LOG_RL(s->d->be, "stream %u/%u: %s (op %u) id %u refused: %s", s->pcm_idx, s->idx,
               op_name(req->operation), req->operation, req->id, why);
     return status;
@@ -107,15 +134,16 @@ void sb_dispatch(struct sb_stream *s, const struct xensnd_req *req)
         if (st == 0) {
             hwp = &hw;
             /* A frontend's hw rules are a dialogue: each question and answer
-             * is logged (rate-limited), to read a negotiation that fails. */
-            BE_LOG_RL(s->d->be,
-                      "stream %u/%u: HW_PARAM_QUERY formats %#" PRIx64 " rate %u-%u ch %u-%u "
-                      "buffer %u-%u period %u-%u -> formats %#" PRIx64 " rate %u-%u ch %u-%u "
-                      "buffer %u-%u period %u-%u",
-                      s->pcm_idx, s->idx, q->formats, q->rates.min, q->rates.max, q->channels.min,
-                      q->channels.max, q->buffer.min, q->buffer.max, q->period.min, q->period.max,
-                      hw.formats, hw.rates.min, hw.rates.max, hw.channels.min, hw.channels.max,
-                      hw.buffer.min, hw.buffer.max, hw.period.min, hw.period.max);
+             * is logged (query_log_ok), to read a negotiation that fails. */
+            if (query_log_ok(s))
+                BE_LOG(s->d->be,
+                       "stream %u/%u: HW_PARAM_QUERY formats %#" PRIx64 " rate %u-%u ch %u-%u "
+                       "buffer %u-%u period %u-%u -> formats %#" PRIx64 " rate %u-%u ch %u-%u "
+                       "buffer %u-%u period %u-%u",
+                       s->pcm_idx, s->idx, q->formats, q->rates.min, q->rates.max, q->channels.min,
+                       q->channels.max, q->buffer.min, q->buffer.max, q->period.min, q->period.max,
+                       hw.formats, hw.rates.min, hw.rates.max, hw.channels.min, hw.channels.max,
+                       hw.buffer.min, hw.buffer.max, hw.period.min, hw.period.max);
         } else {
             refuse(s, req, st, "no configuration left in the ranges asked for");
         }
