@@ -39,7 +39,12 @@ $(TBIN)/snd/sndcheck: $(SNDCHECK_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ -lm
 
-ALL_TARGETS += $(TBIN)/snd/sndgen $(TBIN)/snd/sndcheck
+# sndlevel: the audio level over time of a recording (the campaign's sound plot).
+$(TBIN)/snd/sndlevel: $(patsubst %.c,$(OBJ)/%.o,$(SND)/sndlevel.c $(SND)/sndin.c $(SND)/framecode.c $(SND)/wav.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lm
+
+ALL_TARGETS += $(TBIN)/snd/sndgen $(TBIN)/snd/sndcheck $(TBIN)/snd/sndlevel
 # sndplay: an ALSA client making the calls the players do not (pause, writen, poll).
 $(TBIN)/snd/sndplay: $(OBJ)/$(SND)/sndplay.o $(OBJ)/$(SND)/framecode.o
 	@mkdir -p $(dir $@)

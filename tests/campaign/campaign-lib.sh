@@ -168,10 +168,33 @@ wait_for_quiet() {
     done
 }
 
+# cmp_series PID: while the program PID runs (at most 1.5 x SECS + 30 s),
+# every 250 ms a line "T_MS COUNT" of the cell's cmp_counter (a running count
+# of what its device moved: bytes) in series/ROW.COLUMN.tsv, T_MS after
+# PROG_T0 - what the class's plot draws (plot-campaign). Nothing when the
+# cell defines no cmp_counter (the sound rows draw the card's own level).
+cmp_series() {
+    declare -F cmp_counter >/dev/null || return 0
+    local pid=$1 f max
+    mkdir -p "$CAMPAIGN_OUT/series"
+    f=$CAMPAIGN_OUT/series/$ROW.$COLUMN.tsv
+    max=$(((SECS * 3 / 2 + 30) * 4))
+    (
+        echo "# t_ms count t0_ms=$PROG_T0"
+        for ((n = 0; n < max; n++)); do
+            kill -0 "$pid" 2>/dev/null || break
+            echo "$(($(cmp_now_ms) - PROG_T0)) $(cmp_counter 2>/dev/null)"
+            sleep 0.25
+        done
+    ) >"$f" &
+}
+
 # cmp_faults PID MIN_S SPAN_TENTHS: FAULTS faults while PID runs, each after
-# a random pause of MIN_S + [0, SPAN_TENTHS] tenths of a second.
+# a random pause of MIN_S + [0, SPAN_TENTHS] tenths of a second (and the
+# cell's series sampled meanwhile: cmp_series).
 cmp_faults() {
     local pid=$1 min=$2 span=$3 i r
+    cmp_series "$pid"
     for ((i = 1; i <= FAULTS; i++)); do
         r=$((RANDOM % (span + 1))) # drawn here, not in the subshell below
         sleep "$(echo "$min + $r / 10" | bc -l)"

@@ -58,6 +58,8 @@ esac
 
 STALL_S=${STALL_S:-10} # the encoder: a round is a second or two without a fault
 disk_setup volatile "${PARGS[@]}"
+# What the device moved, read and written (the plot's series: cmp_series).
+cmp_counter() { awk '{ print ($3 + $7) * 512 }' "/sys/block/${loopdev#/dev/}/stat"; }
 CMP_FE=$(fe_dir "$guest" "$DEV")
 # No recovery: shadowd, having started the domain, stops; nothing restarts it.
 [ "$COLUMN" = none ] && sd_stop

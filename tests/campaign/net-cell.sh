@@ -82,6 +82,11 @@ sd_domain drv "command ip netns exec $NS_D $AGENT --handler vif=$NETBACK --heart
     "heartbeat-timeout 1s" "restart-budget 64" "backoff-initial 100ms" "backoff-max 400ms" \
     "reconnect-timeout 20s"
 sd_start
+# What the guest's interface moved, both ways (the plot's series: cmp_series).
+cmp_counter() {
+    ip netns exec "$NS_G" cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth0/statistics/tx_bytes |
+        awk '{ n += $1 } END { print n }'
+}
 d=$(sd_wait_up drv)
 g=$(netfront_dom guest --deadline-ms 1000 "${FE_MODE[@]}")
 vif_add "$g" "$d" $VIF

@@ -95,6 +95,15 @@ cuts_ok() {
 }
 # start_prog CMD...: run CMD in the background (PID); its end time goes to
 # $TEST_TMP/prog.end, so that its wall time does not count our waiting.
+# level_series SECS: the card's level over the program's time, every 50 ms
+# (the plot's series; the sound rows have no counter for cmp_series).
+level_series() {
+    mkdir -p "$CAMPAIGN_OUT/series"
+    {
+        echo "# t_ms level t0_ms=$PROG_T0"
+        "$SNDLEVEL" --window-ms 50 --until-s "$1" "$REC" | awk '{ printf "%d %s\n", $1 * 1000, $2 }'
+    } >"$CAMPAIGN_OUT/series/$ROW.$COLUMN.tsv"
+}
 start_prog() {
     ("$@"; r=$?; date +%s.%N >"$TEST_TMP/prog.end"; exit $r) 2>"$TEST_TMP/prog.err" &
     pid=$!
@@ -131,6 +140,7 @@ mp3 | speech)
     cmp_run_timed $pid "$dur" || verdict CRASH "${prog[0]} exited $? : $(tail -c 300 "$TEST_TMP/prog.err")"
     wall=$(prog_wall "$s")
     sleep 1 # the last sndback plays out the tail
+    level_series "$wall"
     check "$REC" --timing --ref "$TEST_TMP/ref.wav"
     [ "$(field "$SUMMARY" ref_differ)" = 0 ] && [ "$(field "$SUMMARY" ref_extra)" = 0 ] ||
         verdict MALFUNCTION "the card played what the program did not: $SUMMARY"

@@ -4,6 +4,7 @@
 
 SNDGEN=$TPROG/snd/sndgen
 SNDCHECK=$TPROG/snd/sndcheck
+SNDLEVEL=$TPROG/snd/sndlevel
 USCLOCK_SO=$TPROG/snd/libasound_module_pcm_usclock.so
 
 # snd_setup: skip without ALSA's tools or the instruments; point HOME at a
