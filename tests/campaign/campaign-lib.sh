@@ -28,6 +28,10 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../dom0/dom0-functions.sh"
 
 CMP_KINDS_ALL=crash,kill,pause,hang,corrupt,slow,recrash,bcrash
+# A campaign's faults come densely (CMP_GAP, below): shadowd's restart budget
+# counts over a shorter window than its default 10 minutes, so that a cell
+# of a hundred faults does not run out of it (the cells' sd_domain lines).
+SD_RESTART_WINDOW=${SD_RESTART_WINDOW:-30s}
 FAULT_KINDS=${FAULT_KINDS:-$CMP_KINDS_ALL}
 RANDOM=$SEED
 CMP_NFAULT=0
@@ -41,9 +45,36 @@ cmp_js() { jq -Rn --arg s "$1" '$s'; }
 
 # cmp_fe_key KEY: the frontend's shadow key (the cell sets CMP_FE, its dir).
 cmp_fe_key() { xenstore-read "$CMP_FE/$1" 2>/dev/null || true; }
-_cmp_live_ge() { [ "$(cmp_fe_key shadow/state)" = live ] && [ "$(cmp_fe_key shadow/recoveries)" -ge "$1" ] 2>/dev/null; }
-_cmp_hist_ge() { [ "$(sdctl history --json | jq length)" -ge "$1" ]; }
-_cmp_replaced() { local n; n=$(sd_domid drv) && [ -n "$n" ] && [ "$n" != "$1" ] && sd_state_is drv up; }
+# cmp_read_sd, cmp_read_fe: shadowd's status of drv (CMP_SD_DOMID,
+# CMP_SD_REC: recoveries completed, CMP_SD_STATE) and the frontend's
+# (CMP_FE_STATE, CMP_FE_REC), each dir in one xenstore-ls. A fault's wait
+# polls them 20 times a second: a jq or shadowctl there each time cost more
+# CPU than the recovery it waited for, and slowed it.
+_cmp_kv() { # the dir's "key = value" lines as K V
+    local line
+    while IFS= read -r line; do
+        [ "${line# }" = "$line" ] || continue # a child's child
+        line=${line%\"}
+        echo "${line%% = *} ${line#* = \"}"
+    done <<<"$(xenstore-ls "$1" 2>/dev/null)"
+}
+cmp_read_sd() {
+    local k v
+    CMP_SD_DOMID= CMP_SD_REC=0 CMP_SD_STATE=
+    while read -r k v; do
+        case $k in domid) CMP_SD_DOMID=$v ;; recoveries) CMP_SD_REC=$v ;; state) CMP_SD_STATE=$v ;; esac
+    done <<<"$(_cmp_kv "$SD_DIR/drv")"
+}
+cmp_read_fe() {
+    local k v
+    CMP_FE_STATE= CMP_FE_REC=0
+    while read -r k v; do
+        case $k in state) CMP_FE_STATE=$v ;; recoveries) CMP_FE_REC=$v ;; esac
+    done <<<"$(_cmp_kv "$CMP_FE/shadow")"
+}
+_cmp_live_ge() { cmp_read_fe; [ "$CMP_FE_STATE" = live ] && [ "$CMP_FE_REC" -ge "$1" ] 2>/dev/null; }
+_cmp_hist_ge() { cmp_read_sd; [ "$CMP_SD_REC" -ge "$1" ] 2>/dev/null; }
+_cmp_replaced() { cmp_read_sd; [ -n "$CMP_SD_DOMID" ] && [ "$CMP_SD_DOMID" != "$1" ] && [ "$CMP_SD_STATE" = up ]; }
 
 # cmp_pick: a fault kind, at random from FAULT_KINDS, in CMP_PICK. (Not
 # printed: RANDOM in a command substitution is bash's subshell's, which bash
@@ -99,9 +130,9 @@ cmp_fault() {
         cmp_trial "$kind" "$t0" none-left ""
         return 0
     fi
-    d=$(sd_domid drv)
-    [ "$COLUMN" = none ] || h=$(sdctl history --json | jq length)
-    rec=$(cmp_fe_key shadow/recoveries)
+    cmp_read_sd
+    cmp_read_fe
+    d=$CMP_SD_DOMID h=$CMP_SD_REC rec=$CMP_FE_REC
     case $kind in
     crash) "$XENSIM" crash "$d" >/dev/null ;;
     kill)
@@ -190,10 +221,14 @@ cmp_series() {
 }
 
 # cmp_faults PID MIN_S SPAN_TENTHS: FAULTS faults while PID runs, each after
-# a random pause of MIN_S + [0, SPAN_TENTHS] tenths of a second (and the
+# a random pause of MIN_S + [0, SPAN_TENTHS] tenths of a second from the end
+# of the one before (its recovery), and the
 # cell's series sampled meanwhile: cmp_series).
 cmp_faults() {
     local pid=$1 min=$2 span=$3 i r
+    # CMP_GAP="MIN_S SPAN_TENTHS" (run-campaign, but for --quick): the run's
+    # pace instead of the row's own.
+    [ -z "${CMP_GAP:-}" ] || read -r min span <<<"$CMP_GAP"
     cmp_series "$pid"
     for ((i = 1; i <= FAULTS; i++)); do
         r=$((RANDOM % (span + 1))) # drawn here, not in the subshell below

@@ -79,7 +79,7 @@ net_ns
 # hostile guest; the campaign's faults would use it up), as disk-functions.sh.
 sd_conf "report-budget 1000" "report-window 10m"
 sd_domain drv "command ip netns exec $NS_D $AGENT --handler vif=$NETBACK --heartbeat-ms 100" \
-    "heartbeat-timeout 1s" "restart-budget 64" "backoff-initial 100ms" "backoff-max 400ms" \
+    "heartbeat-timeout 1s" "restart-budget 64" "restart-window $SD_RESTART_WINDOW" "backoff-initial 100ms" "backoff-max 400ms" \
     "reconnect-timeout 20s"
 sd_start
 # What the guest's interface moved, both ways (the plot's series: cmp_series).

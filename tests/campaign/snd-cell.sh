@@ -53,7 +53,7 @@ on_exit '[ "$rc" -eq 0 ] || snd_dump_logs'
 # recoveries (the default, 3 in its window, would ignore the fourth corrupt).
 sd_conf "report-budget 1000" "report-window 10m"
 sd_domain drv "command $AGENT --handler vsnd=$SNDBACK --heartbeat-ms 100" "heartbeat-timeout 1s" \
-    "restart-budget 64" "backoff-initial 100ms" "backoff-max 400ms" "reconnect-timeout 20s"
+    "restart-budget 64" "restart-window $SD_RESTART_WINDOW" "backoff-initial 100ms" "backoff-max 400ms" "reconnect-timeout 20s"
 sd_start
 d=$(sd_wait_up drv)
 guest=$(sndfront_dom guest --deadline-ms 1000 "${FE_MODE[@]}")

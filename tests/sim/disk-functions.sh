@@ -32,7 +32,7 @@ disk_setup() {
     sd_conf "report-budget 1000" "report-window 10m"
     sd_domain "$DISK_DOM" "command $AGENT --handler vbd=$BLKBACK --heartbeat-ms 100" "heartbeat-timeout 1s" \
         "backoff-initial 0ms" "backoff-max 100ms" "stable-after 1s" "restart-budget 64" \
-        "restart-window 1m"
+        "restart-window ${SD_RESTART_WINDOW:-1m}"
     sd_start
     drv=$(sd_wait_up "$DISK_DOM")
     img=$TEST_TMP/disk.img
