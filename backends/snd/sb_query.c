@@ -81,6 +81,20 @@ static int ask_pcm(struct sb_stream *s, struct xensnd_query_hw_param *q)
     return st;
 }
 
+/* The largest buffer in frames that buffer-size holds for q: over the
+ * smallest frame q still allows. 0 when q allows no format. */
+static uint32_t max_buffer_frames(const struct sndc_params *p,
+                                  const struct xensnd_query_hw_param *q)
+{
+    unsigned minw = 0;
+    for (unsigned f = 0; f < SNDC_NR_FORMATS; f++)
+        if (q->formats & (1ull << f)) {
+            unsigned w = (unsigned)snd_pcm_format_physical_width(sndc_format_alsa(f)) / 8;
+            minw = !minw || w < minw ? w : minw;
+        }
+    return minw && q->channels.min ? p->buffer_size / (minw * q->channels.min) : 0;
+}
+
 int sb_query(struct sb_stream *s, const struct xensnd_query_hw_param *in,
              struct xensnd_query_hw_param *out)
 {
@@ -94,20 +108,12 @@ int sb_query(struct sb_stream *s, const struct xensnd_query_hw_param *in,
             rlo = p->rates[i] < rlo ? p->rates[i] : rlo;
             rhi = p->rates[i] > rhi ? p->rates[i] : rhi;
         }
-    /* The largest buffer in frames: buffer-size over the smallest frame left. */
-    unsigned minw = 0;
-    for (unsigned f = 0; f < SNDC_NR_FORMATS; f++)
-        if (q.formats & (1ull << f)) {
-            unsigned w = (unsigned)snd_pcm_format_physical_width(sndc_format_alsa(f)) / 8;
-            minw = !minw || w < minw ? w : minw;
-        }
-    if (!q.formats || rlo > rhi || !minw ||
-        !narrow(&q.channels.min, &q.channels.max, p->ch_min, p->ch_max))
+    if (!q.formats || rlo > rhi || !narrow(&q.channels.min, &q.channels.max, p->ch_min, p->ch_max))
         return -XEN_EINVAL;
     q.rates.min = rlo;
     q.rates.max = rhi;
-    uint32_t bmax = p->buffer_size / (minw * q.channels.min);
-    if (!narrow(&q.buffer.min, &q.buffer.max, 1, bmax) ||
+    uint32_t bmax = max_buffer_frames(p, &q);
+    if (!bmax || !narrow(&q.buffer.min, &q.buffer.max, 1, bmax) ||
         !narrow(&q.period.min, &q.period.max, 1, q.buffer.max))
         return -XEN_EINVAL;
     if (s->open) {
@@ -124,6 +130,13 @@ int sb_query(struct sb_stream *s, const struct xensnd_query_hw_param *in,
         if (st)
             return st;
     }
+    /* The PCM may have narrowed the channels or formats: the buffer-size
+     * bound again, for the frames that are left (a buffer of more frames
+     * than buffer-size holds would be refused at OPEN). */
+    bmax = max_buffer_frames(p, &q);
+    if (!bmax || !narrow(&q.buffer.min, &q.buffer.max, 1, bmax) ||
+        !narrow(&q.period.min, &q.period.max, 1, q.buffer.max))
+        return -XEN_EINVAL;
     if (q.rates.min > q.rates.max || q.channels.min > q.channels.max ||
         q.buffer.min > q.buffer.max || q.period.min > q.period.max)
         return -XEN_EINVAL;
