@@ -90,31 +90,52 @@ static void trim_silence(const struct flat *f, size_t *lo, size_t *hi)
         (*hi)--;
 }
 
-/* The first k in [from, limit) where hay[k..k+W) equals pat[0..W) and, when
- * confirm is non-zero, where the next `confirm` frames agree too (fewer where
- * either side ends first: pat_left frames are left after pat); or SIZE_MAX.
- * The confirmation is there because speech synthesizers and codecs repeat
- * waveforms exactly: a 32-frame window of a vowel can be found a word early,
- * and a resynchronisation there reports a real cut as several cuts and extra
- * frames. */
+/* Where pat's audio is in hay, in [from, limit): the start k of the first
+ * stretch of hay that agrees with pat for `confirm` frames from pat's first
+ * frame that is not silence (fewer where either side ends first: pat_left
+ * frames are left of pat), its leading silence agreeing too; SIZE_MAX if none.
+ * Silence is skipped for the search and does not confirm: a window of zeros
+ * is found everywhere, and a pause then a word that speech says again (a
+ * sentence's first word) is the same waveform again. The confirmation is
+ * there because synthesizers and codecs repeat waveforms exactly: a window of
+ * a vowel can be found a word early, and a resynchronisation there reports a
+ * real cut as several cuts and extra frames. With confirm 0, the stretch
+ * that agrees longest (up to cap frames) instead; *agree its length. */
 static size_t find(const struct flat *hay, size_t from, size_t limit, const unsigned char *pat,
-                   size_t pat_left, size_t confirm)
+                   size_t pat_left, size_t confirm, size_t cap, size_t *agree)
 {
-    size_t w = (size_t)MATCH_WINDOW * hay->fb;
+    size_t fb = hay->fb, z = 0, best = SIZE_MAX, best_n = 0;
+    while (z < pat_left && z < cap && frame_is_zero(pat + z * fb, fb))
+        z++;
+    if (z + MATCH_WINDOW > pat_left || z >= cap)
+        return SIZE_MAX;
     if (limit + MATCH_WINDOW > hay->frames)
         limit = hay->frames >= MATCH_WINDOW ? hay->frames - MATCH_WINDOW + 1 : 0;
-    for (size_t k = from; k < limit; k++) {
-        if (memcmp(hay->p + k * hay->fb, pat, w))
+    for (size_t k = from + z; k < limit; k++) {
+        if (memcmp(hay->p + k * fb, pat + z * fb, (size_t)MATCH_WINDOW * fb))
             continue;
-        size_t c = confirm;
-        if (c > pat_left)
-            c = pat_left;
-        if (c > hay->frames - k)
-            c = hay->frames - k;
-        if (!memcmp(hay->p + k * hay->fb, pat, c * hay->fb))
-            return k;
+        size_t start = k - z, n = 0;
+        if (z && memcmp(hay->p + start * fb, pat, z * fb))
+            continue; /* the silence before it is not there */
+        if (confirm) {
+            size_t c = confirm;
+            if (c > pat_left - z)
+                c = pat_left - z;
+            if (c > hay->frames - k)
+                c = hay->frames - k;
+            if (!memcmp(hay->p + k * fb, pat + z * fb, c * fb))
+                return start;
+            continue;
+        }
+        while (n < cap && z + n < pat_left && k + n < hay->frames &&
+               !memcmp(hay->p + (k + n) * fb, pat + (z + n) * fb, fb))
+            n++;
+        if (n > best_n)
+            best_n = n, best = start;
     }
-    return SIZE_MAX;
+    if (agree)
+        *agree = best_n;
+    return best;
 }
 
 static void report_diff(const char *kind, size_t rec_at, size_t ref_at, size_t frames,
@@ -172,15 +193,27 @@ static int compare_ref(const struct sndin *in, const struct check_opts *o, struc
          * reference at all would otherwise take hours. */
         bool try = bad < s0->rate || bad % (s0->rate / 10 ? s0->rate / 10 : 1) == 0;
         size_t k1 = SIZE_MAX, k2 = SIZE_MAX;
-        /* A confirmed resynchronisation first; the first window that agrees
-         * only where none is (anomalies closer together than CONFIRM_MS). */
-        for (size_t c = confirm; try && k1 == SIZE_MAX && k2 == SIZE_MAX; c = 0) {
+        /* A confirmed resynchronisation first. Where none is (anomalies
+         * closer together than CONFIRM_MS: a recovery that played a period
+         * between two cuts), frames missing here if the audio that follows
+         * agrees with the reference further on for 20 ms - what a cut looks
+         * like - else the side that agrees longest. */
+        if (try) {
             if (i + MATCH_WINDOW <= ihi)
-                k1 = find(&ref, j + 1, j + search, a, ihi - i, c);
+                k1 = find(&ref, j + 1, j + search, a, ihi - i, confirm, confirm, NULL);
             if (j + MATCH_WINDOW <= jhi)
-                k2 = find(&rec, i + 1, i + search, b, jhi - j, c);
-            if (!c)
-                break;
+                k2 = find(&rec, i + 1, i + search, b, jhi - j, confirm, confirm, NULL);
+        }
+        if (try && k1 == SIZE_MAX && k2 == SIZE_MAX) {
+            size_t n1 = 0, n2 = 0;
+            if (i + MATCH_WINDOW <= ihi)
+                k1 = find(&ref, j + 1, j + search, a, ihi - i, 0, confirm, &n1);
+            if (j + MATCH_WINDOW <= jhi)
+                k2 = find(&rec, i + 1, i + search, b, jhi - j, 0, confirm, &n2);
+            if (k1 != SIZE_MAX && n1 >= s0->rate / 50)
+                k2 = SIZE_MAX;
+            else if (k1 != SIZE_MAX && k2 != SIZE_MAX && n1 != n2)
+                *(n1 > n2 ? &k2 : &k1) = SIZE_MAX;
         }
         if (k1 != SIZE_MAX || k2 != SIZE_MAX) {
             if (bad)
