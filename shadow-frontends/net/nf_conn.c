@@ -199,9 +199,10 @@ void nf_conn_tx_frame(struct nf_conn *c, const uint8_t *frame, unsigned len, uin
     }
 }
 
-void nf_conn_tx_mcast(struct nf_conn *c, uint8_t type, const uint8_t addr[6], uint64_t now)
+/* A dummy request carrying one extra-info slot (netif.h: how a multicast
+ * list operation is sent); its data is never read. Its id. */
+static uint16_t tx_extra_only(struct nf_conn *c, uint8_t type, const uint8_t addr[6], uint64_t now)
 {
-    /* A dummy request carrying the extra-info slot; its data is never read. */
     uint16_t id = take_page(c, now);
     c->txowner[id] = 0; /* not a packet: never replayed */
     memset(c->txpg + (size_t)id * NF_PAGE, 0, NET_ETH_HLEN);
@@ -219,8 +220,30 @@ void nf_conn_tx_mcast(struct nf_conn *c, uint8_t type, const uint8_t addr[6], ui
     memcpy(e->u.mcast.addr, addr, 6);
     c->tx.req_prod_pvt++;
     c->tx_nulls++;
+    return id;
+}
+
+void nf_conn_tx_mcast(struct nf_conn *c, uint8_t type, const uint8_t addr[6], uint64_t now)
+{
+    uint16_t id = tx_extra_only(c, type, addr, now);
     c->txmc[id] = true;
     c->tx_mcast_pending++;
+}
+
+bool nf_conn_tx_idle(const struct nf_conn *c)
+{
+    return c->ntxfree == NF_TX_PAGES && !c->tx_nulls;
+}
+
+bool nf_conn_tx_probe(struct nf_conn *c, const uint8_t addr[6], uint64_t now)
+{
+    /* Only on an idle ring: never two at once, never beside real traffic. */
+    if (!nf_conn_tx_idle(c) || !nf_conn_tx_room(c, 1, 1))
+        return false;
+    c->probe_id = tx_extra_only(c, XEN_NETIF_EXTRA_TYPE_MCAST_DEL, addr, now);
+    c->probe_out = true;
+    c->probes++;
+    return true;
 }
 
 void nf_conn_push(struct nf_conn *c)
@@ -273,7 +296,12 @@ static int harvest_tx(struct nf_conn *c, char *why, size_t len, bool *more)
         }
         c->txbusy[rsp.id] = false;
         c->txfree[c->ntxfree++] = rsp.id;
-        if (c->txmc[rsp.id]) {
+        if (c->probe_out && rsp.id == c->probe_id) {
+            /* Any status shows the backend alive (Linux's netback and
+             * ours answer a MCAST_DEL with OKAY, held or not). */
+            c->probe_out = false;
+            c->probes_answered++;
+        } else if (c->txmc[rsp.id]) {
             c->txmc[rsp.id] = false;
             c->tx_mcast_pending--;
             if (rsp.status != NETIF_RSP_OKAY)

@@ -42,6 +42,9 @@ struct nf_conn {
     bool txmc[NF_TX_PAGES];        /* that request is a multicast list operation */
     unsigned tx_mcast_pending;     /* multicast list requests not yet answered */
     uint64_t mcast_err;            /* ... answered with an error */
+    bool probe_out;                /* the liveness probe is unanswered (nf_probe.h) */
+    uint16_t probe_id;             /* ... its request id */
+    uint64_t probes, probes_answered;
 
     /* tx packets in issue order, for the replay of those never answered;
      * only with track (the shadow: set by the caller after setup) */
@@ -87,6 +90,14 @@ void nf_conn_tx_frame(struct nf_conn *c, const uint8_t *frame, unsigned len, uin
                       const netif_extra_info_t *gso, const struct virtio_net_hdr *vh, uint64_t now);
 /* Queue a multicast list operation (XEN_NETIF_EXTRA_TYPE_MCAST_ADD/DEL). */
 void nf_conn_tx_mcast(struct nf_conn *c, uint8_t type, const uint8_t addr[6], uint64_t now);
+/* No tx request of any kind is outstanding (a probe included). */
+bool nf_conn_tx_idle(const struct nf_conn *c);
+/* Queue the liveness probe (nf_probe.h): a multicast list operation
+ * XEN_NETIF_EXTRA_TYPE_MCAST_DEL of addr, which the caller chose outside the
+ * backend's list, so that it changes nothing. Only on an idle tx ring: false
+ * (nothing queued) while any tx request is outstanding, a probe included.
+ * Answered like any tx request, and under the same deadline (nf_conn_oldest). */
+bool nf_conn_tx_probe(struct nf_conn *c, const uint8_t addr[6], uint64_t now);
 /* Make queued requests (tx and reposted rx) visible and notify if asked. */
 void nf_conn_push(struct nf_conn *c);
 /* Acknowledge an event-channel notification. */

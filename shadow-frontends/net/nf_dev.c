@@ -272,13 +272,23 @@ static int nf_connect(void *arg, struct sfx *x, bool first, char *what, size_t l
     const char *mc = !d->feat.mcast ? "no multicast control"
                      : d->filter_on ? "multicast filter on"
                                     : "multicast filter off (promisc/allmulti)";
+    nf_probe_start(&d->probe, sf_now_ms());
+    char probe[128];
+    if (!d->cfg.probe_ms)
+        snprintf(probe, sizeof(probe), "no liveness probe (--probe-ms 0)");
+    else if (d->feat.mcast)
+        snprintf(probe, sizeof(probe), "liveness probe after %u ms of idle tx", d->cfg.probe_ms);
+    else /* netif has no other request that is answered and changes nothing */
+        snprintf(probe, sizeof(probe),
+                 "no liveness probe (no multicast control): a hang is seen only while sending");
     if (first)
-        snprintf(what, len, "%s, %s; %s carrier on; %s", feat, mc, d->tap.name, cfg);
+        snprintf(what, len, "%s, %s; %s; %s carrier on; %s", feat, mc, probe, d->tap.name, cfg);
     else if (!d->cfg.shadow)
-        snprintf(what, len, "%s, %s; shadow off: %s not restored, nothing held", feat, mc, cfg);
+        snprintf(what, len, "%s, %s; %s; shadow off: %s not restored, nothing held", feat, mc,
+                 probe, cfg);
     else
-        snprintf(what, len, "%s, %s; restoring %s, sending %u held frames", feat, mc, cfg,
-                 d->held_n);
+        snprintf(what, len, "%s, %s; %s; restoring %s, sending %u held frames", feat, mc, probe,
+                 cfg, d->held_n);
     return 0;
 }
 
@@ -420,6 +430,28 @@ static void pump_tx(struct nf_dev *d, uint64_t now)
     }
 }
 
+/* The liveness probe (nf_probe.h): after probe_ms with no tx request
+ * outstanding on any queue, one request that changes nothing, so that a
+ * backend that hangs while the guest only receives is seen by the deadline. */
+static void probe(struct nf_dev *d, uint64_t now)
+{
+    if (!d->feat.mcast)
+        return;
+    bool busy = d->held_n || sfc_replaying(&d->c);
+    for (unsigned k = 0; k < d->nq; k++)
+        busy = busy || !nf_conn_tx_idle(d->q[k]);
+    if (!nf_probe_due(&d->probe, busy, now))
+        return;
+    /* Outside the guest's list as last read and the list the backend has:
+     * deleting it is a no-op there, whatever the guest joins next. */
+    uint8_t a[6];
+    nf_probe_addr(&d->sh, &d->applied, a);
+    if (nf_conn_tx_probe(d->q[0], a, now))
+        nf_probe_sent(&d->probe, now);
+    else
+        nf_probe_start(&d->probe, now); /* cannot happen on idle rings; never spin */
+}
+
 /* No backend: hold what the kernel had queued, up to the bound. */
 static void hold_tx(struct nf_dev *d)
 {
@@ -481,9 +513,13 @@ static void harvest(struct nf_dev *d)
 static void check_deadline(struct nf_dev *d, uint64_t now)
 {
     uint64_t age;
-    if (sfc_overdue(&d->c, now, &age))
-        sfc_fault(&d->c, SF_TIMEOUT, "tx request unanswered for %" PRIu64 " ms (deadline %u ms)",
-                  age, d->cfg.deadline_ms);
+    if (!sfc_overdue(&d->c, now, &age))
+        return;
+    const struct nf_conn *c = d->q[0];
+    /* The oldest unanswered request is the probe (issued age ms ago). */
+    bool by_probe = c->probe_out && c->txsince[c->probe_id] == now - age;
+    sfc_fault(&d->c, SF_TIMEOUT, "%s unanswered for %" PRIu64 " ms (deadline %u ms)",
+              by_probe ? "liveness probe (tx idle)" : "tx request", age, d->cfg.deadline_ms);
 }
 
 static void read_shadow(struct nf_dev *d, uint64_t now)
@@ -511,6 +547,8 @@ static int poll_timeout(const struct nf_dev *d, uint64_t now)
     uint64_t t = (uint64_t)sfc_timeout(&d->c, now, d->cfg.poll_ms);
     if (d->next_read <= now)
         return 0;
+    if (d->c.phase == SFC_UP && d->feat.mcast && nf_probe_wait(&d->probe, now) < t)
+        t = nf_probe_wait(&d->probe, now);
     if (d->next_read - now < t)
         t = d->next_read - now;
     return (int)t;
@@ -562,6 +600,7 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
         check_deadline(d, now);
         if (d->c.phase == SFC_UP) {
             pump_tx(d, now);
+            probe(d, now);
             for (unsigned k = 0; k < d->nq; k++)
                 nf_conn_push(d->q[k]);
             /* The NIC's replay: held frames sent, multicast list answered. */
@@ -573,6 +612,12 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
             hold_tx(d);
         }
     }
+    nf_log(d, false,
+           "stopping: dropped tx %" PRIu64 " (no room to hold), %" PRIu64 " (too big), %" PRIu64
+           " (offloads); rx %" PRIu64 " filtered, %" PRIu64 " (offloads), %" PRIu64
+           " TAP write errors; liveness probes %" PRIu64,
+           d->tx_drop_held, d->tx_drop_big, d->tx_drop_off, d->rx_filtered, d->rx_drop_off,
+           d->rx_tap_err, d->probe.sent);
     sfc_end(&d->c);
     return 0;
 }
@@ -581,6 +626,7 @@ int nf_dev_open(struct nf_dev *d, const struct nf_config *cfg)
 {
     memset(d, 0, sizeof(*d));
     d->cfg = *cfg;
+    d->probe.idle_ms = cfg->probe_ms;
     d->tap.fd = d->tap.ctl = d->tap.nl = -1;
     d->held = calloc(cfg->max_held, sizeof(*d->held));
     d->unans = calloc(NF_TX_PAGES, sizeof(*d->unans));

@@ -10,6 +10,7 @@
 
 #include "nf_conn.h"
 #include "nf_offload.h"
+#include "nf_probe.h"
 #include "nf_shadow.h"
 #include "nf_tap.h"
 #include "nf_xenbus.h"
@@ -24,6 +25,7 @@ struct nf_config {
     unsigned deadline_ms; /* a tx request unanswered this long: the backend hangs */
     unsigned max_held;    /* frames held while there is no backend */
     unsigned poll_ms;     /* how often the interface configuration is read */
+    unsigned probe_ms;    /* tx idle this long: a liveness probe (nf_probe.h); 0: none */
     bool offloads;        /* checksum and GSO offloads where the backend has them */
     unsigned queues;      /* queues asked for (1..NF_MAX_QUEUES), as the backend allows */
     bool shadow;          /* off: a plain netfront, for measuring the shadow (README.md) */
@@ -50,6 +52,7 @@ struct nf_dev {
     bool gso_bounded;      /* the TAP's GSO packets fit a tx request */
     bool filter_on;        /* request-multicast-control as the backend sampled it */
     bool warned_static;    /* logged that a static-only backend keeps filtering */
+    struct nf_probe probe; /* the liveness probe of an idle tx path */
 
     struct nf_shadow sh;      /* the guest's configuration, as last read */
     struct nf_shadow applied; /* the multicast list the backend has (its mc part) */
