@@ -19,13 +19,21 @@
 #             both must say OK); the tree hashed and synced; the last 4 kept.
 #             After the program every kept tree must read back the same from
 #             the file system mounted afresh, and its example must run
+#   database  Debian's PostgreSQL (15) with its cluster on the disk: pgbench
+#             -i, then for SECS s round after round of pgbench's TPC-B-like
+#             transactions, each logged by pgbench; after the program
+#             postgres shut down, the file system mounted afresh, postgres
+#             started on it again: pg_amcheck clean, and the ledger - the
+#             balances' sums equal the history's, whose rows are exactly the
+#             committed transactions (disk-database.sh)
 # Columns: shadow (the plugin as shipped), restart (shadow=restart: at a
 # fault outstanding requests fail with EIO, as a stock blkfront that
 # restarts), none (shadowd stops once the domain is up).
 # Verdicts (README.md): CRASH - the program failed or had to be killed;
 # MALFUNCTION - it exited 0 but the file system is damaged (fsck through the
 # device after the run), an output is not the reference's or not what was
-# written, or a round took longer than STALL_S (a stall); SUCCESS otherwise.
+# written (the database: amcheck, the ledger), or a round took longer than
+# STALL_S (a stall); SUCCESS otherwise.
 # usage: disk-cell.sh ROW COLUMN   (environment: campaign-lib.sh)
 ROW=$1 COLUMN=$2
 . "$(dirname "$0")/../functions.sh"
@@ -52,6 +60,18 @@ compiler)
     ZLIB_TAR=${UNDERSTUDY_SRC:-/var/cache/understudy/src}/zlib_1.2.13.dfsg.orig.tar.bz2
     [ -f "$ZLIB_TAR" ] || skip "no $ZLIB_TAR (make deps fetches it: scripts/fetch-sources)"
     STALL_S=${STALL_S:-40} # a round is a whole build: 5-10 s here without a fault
+    ;;
+database)
+    # Debian's PostgreSQL (15 on bookworm): its newest version installed.
+    PGBIN=${PGBIN:-$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n 1)}
+    for p in initdb postgres pgbench psql pg_isready pg_amcheck; do
+        [ -x "$PGBIN/$p" ] || skip "no PostgreSQL's $p in /usr/lib/postgresql/*/bin (make deps installs postgresql)"
+    done
+    id postgres >/dev/null 2>&1 || skip "no postgres user (make deps installs postgresql)"
+    requires setpriv pgrep paste comm
+    # A round is 2 x 50 transactions: a second or so without a fault, and
+    # may hold several recoveries (a transaction: PG_STALL_S, 10 s).
+    STALL_S=${STALL_S:-20}
     ;;
 *) fail "unknown row $ROW" ;;
 esac
@@ -160,6 +180,9 @@ if [ "$ROW" = compiler ]; then
     done
     verdict SUCCESS "$rounds builds of zlib, its tests passing, the slowest $slowest ms; $((rounds < KEEP ? rounds : KEEP)) trees read back the same and run; fsck clean"
 fi
+
+# The database row: its set-up, program and judge; it ends in a verdict.
+[ "$ROW" = database ] && . "$(dirname "$0")/disk-database.sh"
 
 # The WAV of round K (deterministic: no dither), into FILE.
 wav_of() { sox -D -n -r 44100 -c 2 -b 16 "$2" synth 30 sine $((200 + $1 * 37 % 900)) sine $((330 + $1 * 53 % 1200)) vol 0.5; }

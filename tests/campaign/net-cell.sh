@@ -29,9 +29,8 @@
 #             the capture once, but for gaps that lie inside a fault's window
 #             (from 0.5 s before the fault to 1 s after its recovery; to 2 s
 #             after a slow spell): capture must resume after every recovery.
-#             The guest itself sends nothing: the netfront's only sign of a
-#             hung backend is a tx request unanswered past its deadline, so
-#             a hang fault is not noticed here (not recovered: MALFUNCTION)
+#             The guest itself sends nothing: the netfront sees a hung
+#             backend by its liveness probe of the idle tx path
 # Columns: shadow (the netfront as shipped), restart (--shadow off: the
 # netfront as a plain one that reconnects to the restarted backend - no
 # receive filter, nothing held or replayed: a frame the dead backend never
