@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make demo's script, end to end on this build: it finishes with exit 0, the
 # workload saw no error, fsck was clean and every fsynced file was verified,
-# the timeline has a row per fault with shadowd's and the frontend's phases;
+# the timeline has a row per fault with shadowd's and the frontend's phases,
+# the closing table a SUCCESS row for each class (disk, network, sound);
 # then, run again and stopped with SIGTERM mid-run, it exits 130 and leaves
 # nothing behind (no temp dir, mount, loop device or domain process).
 source "$(dirname "$0")/../functions.sh"
@@ -26,6 +27,11 @@ else
     grep -qE '^  verified on the backing file: [1-9][0-9]* files' "$out" || fail "no verified files"
 fi
 grep -q 'done: the driver domain died 3 times' "$out" || fail "no closing line"
+# The table: a row per class, each SUCCESS (a class left out says why).
+for c in disk network sound; do
+    grep -q "^\[.*\] $c: left out" "$out" && { log "$(grep -m1 "\] $c: left out" "$out")"; continue; }
+    grep -qE "^  $c +.* SUCCESS " "$out" || fail "no SUCCESS row for $c: $(grep -A4 '^  class ' "$out")"
+done
 [ -z "$(ls -A "$TEST_TMP/tmp")" ] || fail "the demo left $(ls "$TEST_TMP/tmp")"
 log "$(grep -E '^  (errors|verified)' "$out" | tr -s ' ' | tr '\n' ';')"
 
