@@ -255,13 +255,15 @@ cmp_cell() {
 # cmp_windows: the faults' windows of this cell, "FROM TO" in ms after the
 # program started (PROG_T0), merged where they overlap: from 0.5 s before a
 # fault to 1 s after its recovery (a slow spell: to 3.5 s after it began -
-# 2 s after it ends; no recovery: for ever). What a judge forgives.
+# 2 s after it ends; no recovery: to 2 s after it, the frontends' deadline
+# and a second - what follows is the device's absence, not a recovery's
+# cut). What a judge forgives.
 cmp_windows() {
     jq -r --arg row "$ROW" --arg col "$COLUMN" --argjson s "$PROG_T0" \
         'select(.row == $row and .column == $col) |
          if .result == "recovered" then "\(.t_ms - $s - 500) \(.t_ms - $s + .recovery_ms + 1000)"
          elif .result == "no-recovery-due" then "\(.t_ms - $s - 500) \(.t_ms - $s + 3500)"
-         elif .result == "not-recovered" then "\(.t_ms - $s - 500) 1000000000000"
+         elif .result == "not-recovered" then "\(.t_ms - $s - 500) \(.t_ms - $s + 2000)"
          else empty end' "$CAMPAIGN_OUT/trials.jsonl" | sort -n |
         awk 'NR == 1 { a = $1; b = $2; next }
              $1 <= b { if ($2 > b) b = $2; next }
