@@ -250,7 +250,7 @@ static void on_rsp(void *arg, uint64_t tag, const struct xensnd_resp *rsp)
         if (rsp->status == 0) {
             if (s->be == SN_BE_OPENING)
                 s->be = SN_BE_OPEN;
-            s->lost = false; /* reopened: the recovery's figures are final */
+            s->lost = s->lost_wall = false; /* reopened: the recovery's figures are final */
         } else {
             /* The card advertised these parameters: the backend's device
              * cannot do them after all. The program's audio is dropped. */
@@ -623,6 +623,8 @@ void sn_stream_lost(struct sn_stream *s, uint64_t now)
     s->played_at = s->base + s->bepos;
     s->played_max = upto;
     s->lost = true;
+    s->lost_evt_ms = s->evt_ms && s->evt_ms <= now ? s->evt_ms : now;
+    s->lost_wall = true;
 }
 
 void sn_stream_teardown(struct sn_stream *s)
@@ -634,12 +636,25 @@ void sn_stream_teardown(struct sn_stream *s)
     s->woff = s->inflight = 0;
 }
 
+/* The stream was prepared again since the fault (the program underran
+ * while the guest had no CPU): its positions start afresh, so the gap is
+ * the time from the failed backend's last report, in frames. */
+static void wall_gap(struct sn_stream *s, uint64_t now)
+{
+    uint64_t ms = now > s->lost_evt_ms ? now - s->lost_evt_ms : 0;
+    s->gap_frames = (uint64_t)s->hw.rate * ms / 1000u;
+    s->gap_known = true;
+}
+
 void sn_stream_connected(struct sn_stream *s, uint64_t now)
 {
     s->gap_known = false;
-    if (!s->have_params || s->run == SN_IDLE || (!s->client && s->run != SN_DRAINING))
+    if (!s->have_params || s->run == SN_IDLE || (!s->client && s->run != SN_DRAINING)) {
+        s->lost_wall = false; /* no program on it: nothing of it was missed */
         return;
+    }
     if (!s->shadow) {
+        s->lost_wall = false;
         /* Restart only: a restarting stock driver knows nothing of the
          * stream; the program's audio goes nowhere until it prepares again. */
         s->run = SN_IDLE;
@@ -660,7 +675,10 @@ void sn_stream_connected(struct sn_stream *s, uint64_t now)
         if (s->lost) {
             s->gap_frames = at - s->played_at;
             s->gap_known = true;
+        } else if (s->lost_wall) {
+            wall_gap(s, now);
         }
+        s->lost_wall = false;
         if (s->run != SN_PAUSED) {
             if (!s->cfg.capture)
                 pump_playback(s, now); /* what the program wrote ahead of the clock */
@@ -674,6 +692,9 @@ void sn_stream_connected(struct sn_stream *s, uint64_t now)
     default: /* prepared: the audio written so far goes to the new backend */
         s->base = s->sent = s->rd_pos = s->bepos = 0;
         s->lost = false;
+        if (s->lost_wall)
+            wall_gap(s, now);
+        s->lost_wall = false;
         break;
     }
     sn_ring_push(&s->r);

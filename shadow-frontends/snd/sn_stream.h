@@ -99,6 +99,11 @@ struct sn_stream {
     uint64_t gap_frames; /* of the last recovery: from its last report to the restart,
                             so at most one period more than was heard missing */
     bool gap_known;
+    /* The failed backend's last report (ms), kept through a prepare: a
+     * program that underran and prepared its stream again during the
+     * recovery (a guest starved of CPU) still had the gap, in time. */
+    uint64_t lost_evt_ms;
+    bool lost_wall;
     uint64_t write_errors, read_errors, late_drops;
 };
 
