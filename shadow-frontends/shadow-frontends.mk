@@ -61,7 +61,7 @@ ALL_TARGETS += $(if $(wildcard tests/frontends/blkfe-driver.c),$(TBIN)/frontends
 SF_NET_SRCS := $(filter-out %/understudy-netfront.c,$(wildcard $(SF)/net/*.c))
 SF_NET_LIB := $(LIB)/libunderstudy-sfnet.a
 $(OBJ)/pic/$(SF)/net/%.o $(OBJ)/$(SF)/net/%.o: CPPFLAGS += -I$(SF)/net
-$(OBJ)/tests/frontends/net%.o: CPPFLAGS += -I$(SF)/net
+$(OBJ)/tests/frontends/net%.o: CPPFLAGS += -I$(SF)/net -Itests/unit # check.h
 
 $(SF_NET_LIB): $(SF_NET_SRCS:%.c=$(OBJ)/%.o)
 	@mkdir -p $(dir $@)

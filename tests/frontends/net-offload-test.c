@@ -12,14 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 /* An IPv4 TCP frame: Ethernet, a 20-byte IP header, a 20-byte TCP header, payload. */
 static unsigned tcp4(uint8_t *f, unsigned payload)
@@ -150,10 +143,5 @@ int main(void)
     test_csum();
     test_tx();
     test_rx();
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
-        return 1;
-    }
-    printf("net-offload-test: all checks passed\n");
-    return 0;
+    return check_done("net-offload-test");
 }

@@ -13,14 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 /* ---- the schedule ---- */
 
@@ -287,10 +280,5 @@ int main(void)
     test_rate();
     test_addr();
     test_ring();
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
-        return 1;
-    }
-    printf("net-probe-test: all checks passed\n");
-    return 0;
+    return check_done("net-probe-test");
 }

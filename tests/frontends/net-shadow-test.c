@@ -7,14 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static const uint8_t mac[6] = {0x00, 0x16, 0x3e, 0x4e, 0x46, 0x01};
 
@@ -85,10 +78,5 @@ int main(void)
 {
     test_parse();
     test_filter();
-    if (failures) {
-        fprintf(stderr, "%d checks failed\n", failures);
-        return 1;
-    }
-    printf("net-shadow-test: all checks passed\n");
-    return 0;
+    return check_done("net-shadow-test");
 }
