@@ -327,6 +327,8 @@ static void on_evt(void *arg, uint64_t position)
     }
     s->bepos = f;
     s->evt_ms = e->now;
+    if (f)
+        s->gap_open = false; /* heard again */
 }
 
 /* ---- moving audio ---- */
@@ -464,7 +466,7 @@ int sn_stream_prepare(struct sn_stream *s, uint64_t now)
     s->run = SN_PREPARED;
     s->appl = s->pos0 = s->pause_pos = 0;
     s->base = s->sent = s->rd_pos = s->bepos = 0;
-    s->lost = false;
+    s->lost = s->gap_open = false; /* positions afresh (the time of a loss is kept: lost_wall) */
     if (s->up) {
         /* Audio or a start left on the backend from before: open it afresh. */
         if (s->be_dirty || s->inflight || s->be == SN_BE_CLOSING) {
@@ -620,11 +622,14 @@ void sn_stream_lost(struct sn_stream *s, uint64_t now)
     uint64_t upto = s->base + s->bepos + since;
     if (!s->cfg.capture && upto > s->sent)
         upto = s->sent;
-    s->played_at = s->base + s->bepos;
+    if (!s->gap_open || s->bepos) {
+        s->played_at = s->base + s->bepos;
+        s->lost_evt_ms = s->evt_ms && s->evt_ms <= now ? s->evt_ms : now;
+    }
     s->played_max = upto;
     s->lost = true;
-    s->lost_evt_ms = s->evt_ms && s->evt_ms <= now ? s->evt_ms : now;
     s->lost_wall = true;
+    s->gap_open = true;
 }
 
 void sn_stream_teardown(struct sn_stream *s)
@@ -650,11 +655,11 @@ void sn_stream_connected(struct sn_stream *s, uint64_t now)
 {
     s->gap_known = false;
     if (!s->have_params || s->run == SN_IDLE || (!s->client && s->run != SN_DRAINING)) {
-        s->lost_wall = false; /* no program on it: nothing of it was missed */
+        s->lost_wall = s->gap_open = false; /* no program on it: nothing of it was missed */
         return;
     }
     if (!s->shadow) {
-        s->lost_wall = false;
+        s->lost_wall = s->gap_open = false;
         /* Restart only: a restarting stock driver knows nothing of the
          * stream; the program's audio goes nowhere until it prepares again. */
         s->run = SN_IDLE;
@@ -694,7 +699,7 @@ void sn_stream_connected(struct sn_stream *s, uint64_t now)
         s->lost = false;
         if (s->lost_wall)
             wall_gap(s, now);
-        s->lost_wall = false;
+        s->lost_wall = s->gap_open = false;
         break;
     }
     sn_ring_push(&s->r);

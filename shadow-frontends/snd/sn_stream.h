@@ -104,6 +104,10 @@ struct sn_stream {
      * recovery (a guest starved of CPU) still had the gap, in time. */
     uint64_t lost_evt_ms;
     bool lost_wall;
+    /* Audio lost and none heard since: a backend that fails again before it
+     * reports a frame played (a crash during recovery) continues the gap
+     * from the first loss, not from its own start. */
+    bool gap_open;
     uint64_t write_errors, read_errors, late_drops;
 };
 
