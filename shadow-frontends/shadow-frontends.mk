@@ -127,3 +127,9 @@ $(TBIN)/frontends/sndhostile: $(OBJ)/tests/frontends/sndhostile.o $(COMMON_LIB)
 	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
 
 ALL_TARGETS += $(if $(SF_SND_ON),$(TBIN)/frontends/sndhostile)
+
+# Unit tests of the class's pieces (tests/unit/test-sn-*.c): no Xen.
+$(OBJ)/tests/unit/test-sn-%.o: CPPFLAGS += $(SF_CPPFLAGS) -I$(SF)/snd
+$(TBIN)/unit/test-sn-%: $(OBJ)/tests/unit/test-sn-%.o $(SF_SND_LIB) $(SF_CORE_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)

@@ -164,19 +164,22 @@ gaps() {
 }
 
 # cpu PROGRAM PCM: CPU seconds (user + system) of PROGRAM playing to PCM, plus
-# understudy-sndfront's over the same run when PCM is the shadow one.
+# understudy-sndfront's over the same run when PCM is the shadow one (its
+# schedstat: ns, where /proc/PID/stat counts 10 ms ticks), and the daemon's
+# wakeups (voluntary context switches) in that run.
+dstat() { echo "$(awk '{ print $1 }' "/proc/$1/schedstat") $(awk '/^voluntary_ctxt/ { print $2 }' "/proc/$1/status")"; }
 cpu_run() {
-    local prog=$1 pcm=$2 d0=0 d1=0 t
+    local prog=$1 pcm=$2 d0="0 0" d1="0 0" t
     local dpid
     dpid=$(pgrep -f "understudy-sndfront --device device/vsnd/0 --socket $W/vsnd.sock" | head -1)
-    [ "$pcm" = understudy ] && d0=$(awk '{ print $14 + $15 }' "/proc/$dpid/stat")
+    [ "$pcm" = understudy ] && d0=$(dstat "$dpid")
     case $prog in
     mpg123) t=$( { TIMEFORMAT='%U %S'; time mpg123 -q -o alsa -a "$pcm" "$W/cpu.mp3" >/dev/null 2>&1; } 2>&1) ;;
     aplay) t=$( { TIMEFORMAT='%U %S'; time aplay -q -D "$pcm" "$W/cpu.wav" >/dev/null 2>&1; } 2>&1) ;;
     esac
-    [ "$pcm" = understudy ] && d1=$(awk '{ print $14 + $15 }' "/proc/$dpid/stat")
-    awk -v t="$t" -v d=$((d1 - d0)) -v hz="$(getconf CLK_TCK)" \
-        'BEGIN { split(t, a, " "); printf "%.3f\n", a[1] + a[2] + d / hz }'
+    [ "$pcm" = understudy ] && d1=$(dstat "$dpid")
+    awk -v t="$t" -v d0="$d0" -v d1="$d1" 'BEGIN { split(t, a, " "); split(d0, x, " ");
+        split(d1, y, " "); printf "%.4f %d\n", a[1] + a[2] + (y[1] - x[1]) / 1e9, y[2] - x[2] }'
 }
 
 echo "== snd: audio gap of a crashed sound driver domain ($N crashes each, cold restart vs warm standby), shadow PCM CPU"
@@ -203,16 +206,20 @@ sox -n -r 44100 -c 2 -b 16 "$W/cpu-src.wav" synth "$SECS" sine 440 sine 660 vol 
 lame --quiet "$W/cpu-src.wav" "$W/cpu.mp3"
 "$SNDGEN" -r 44100 -f S16_LE -c 2 -d "$SECS" -o "$W/cpu.wav"
 for prog in mpg123 aplay; do
-    plain=999 shadow=999
+    plain=999 shadow=999 wakes=
     for _ in 1 2 3; do
         v=$(cpu_run $prog clocked)
-        plain=$(awk -v a="$plain" -v b="$v" 'BEGIN { print (b < a ? b : a) }')
+        plain=$(awk -v a="$plain" -v b="${v% *}" 'BEGIN { print (b < a ? b : a) }')
         v=$(cpu_run $prog understudy)
-        shadow=$(awk -v a="$shadow" -v b="$v" 'BEGIN { print (b < a ? b : a) }')
+        shadow=$(awk -v a="$shadow" -v b="${v% *}" 'BEGIN { print (b < a ? b : a) }')
+        wakes="$wakes ${v#* }"
     done
+    # the daemon's wakeups a second of audio, the median of the three runs
+    wps=$(echo $wakes | tr ' ' '\n' | sort -n | sed -n 2p | awk -v s="$SECS" '{ printf "%.1f", $1 / s }')
     ratio=$(awk -v s="$shadow" -v p="$plain" 'BEGIN { printf "%.3f", (p > 0 ? s / p : 0) }')
     printf '{"bench": "snd.cpu.%s", "metric": "cpu_s", "value": %s, "baseline": "plain-clocked-pcm", "baseline_value": %s, "ratio": %s}\n' \
         "$prog" "$shadow" "$plain" "$ratio" >>"$RES"
-    echo "snd: $prog CPU for $SECS s of audio: shadow PCM $shadow s, plain PCM $plain s, ratio $ratio"
+    printf '{"bench": "snd.wakeups.%s", "metric": "per_s", "value": %s}\n' "$prog" "$wps" >>"$RES"
+    echo "snd: $prog CPU for $SECS s of audio: shadow PCM $shadow s, plain PCM $plain s, ratio $ratio; understudy-sndfront woke $wps times a second"
 done
 stop_card

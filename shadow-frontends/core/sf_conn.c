@@ -333,8 +333,9 @@ int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms)
         return (int)idle_ms;
     uint64_t due = oldest + c->cfg.deadline_ms;
     uint64_t left = due > now ? due - now : 0;
-    if (left > TICK_MS)
-        left = TICK_MS;
+    unsigned tick = c->cfg.tick_ms ? c->cfg.tick_ms : TICK_MS;
+    if (left > tick)
+        left = tick;
     return (int)(left < idle_ms ? left : idle_ms);
 }
 

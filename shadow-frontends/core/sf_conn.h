@@ -77,6 +77,9 @@ struct sfc_ops {
 struct sfc_config {
     const char *device;   /* the device dir (relative to the domain home) */
     unsigned deadline_ms; /* a request unanswered this long: the backend hangs */
+    unsigned tick_ms;     /* turns while requests are outstanding (0: 50 ms); a class
+                             whose backend is not asked to notify every response
+                             sets its deadline: an extra turn costs a wakeup */
     sf_log_sink *log;     /* where lines go (without the device: the sink adds it) */
     void *log_arg;
 };

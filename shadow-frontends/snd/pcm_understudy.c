@@ -9,9 +9,12 @@
  * timerfd armed for the next tick as the poll descriptor, each tick moving
  * the hardware pointer one period - as a card's DMA would. Ticks are
  * processed whenever ALSA asks for the pointer, before new data moves, so a
- * late caller sees every period the clock took. Playback: each transfer
- * goes to understudy-sndfront at once, at its stream position; the daemon
- * carries it to the backend, or drops it while there is none. Capture: the
+ * late caller sees every period the clock took. Playback: transfers go to
+ * understudy-sndfront at their stream position, gathered into one message
+ * while the daemon already holds two periods ahead of the clock (a player
+ * writing its decoder's 1152 frames at a time costs the daemon one wakeup a
+ * period, not one a write); the daemon carries them to the backend, or
+ * drops them while there is none. Capture: the
  * daemon's frames queue here; each tick takes a period of them (silence
  * where there are none: a backend being replaced), keeping two periods in
  * hand against jitter.
@@ -51,6 +54,8 @@ struct snplug {
     int sfmt;      /* XENSND_PCM_FORMAT_* of the stream */
     unsigned fb;   /* octets a frame */
     uint8_t *msg;  /* one message (SNP_MAX_MSG) */
+    uint8_t *pend; /* playback: a DATA message being gathered (SNP_MAX_MSG) */
+    uint32_t pend_frames;
     uint8_t *ring; /* capture: buffer_size frames, interleaved */
     snd_pcm_uframes_t ring_frames;
     snd_pcm_uframes_t boundary, stop_threshold, avail_min;
@@ -84,6 +89,28 @@ static int send_msg(struct snplug *u, const void *m, size_t len, const char *wha
         return -EIO;
     }
     return 0;
+}
+
+/* Playback: the frames gathered go to the daemon, ending at appl. */
+static void flush(struct snplug *u)
+{
+    if (!u->pend_frames)
+        return;
+    struct snp_data d = {
+        .h = {.type = SNP_DATA}, .pos = u->appl - u->pend_frames, .frames = u->pend_frames};
+    memcpy(u->pend, &d, sizeof(d));
+    send_msg(u, u->pend, sizeof(d) + (size_t)u->pend_frames * u->fb, "write");
+    u->pend_frames = 0;
+}
+
+/* Playback: send now unless the daemon holds two periods ahead of the clock
+ * and less than a period is gathered (a buffer of two periods never waits). */
+static void flush_if_due(struct snplug *u)
+{
+    uint64_t sent = u->appl - u->pend_frames;
+    if (u->pend_frames >= u->io.period_size || !u->clk.running ||
+        u->io.state == SND_PCM_STATE_DRAINING || sent < u->hw + 2 * u->io.period_size)
+        flush(u);
 }
 
 static void cf_put(struct snplug *u, const uint8_t *p, size_t n)
@@ -297,6 +324,8 @@ static void advance(struct snplug *u)
     uint64_t now = pcm_clock_now();
     while (pcm_clock_due(&u->clk, now))
         tick(u);
+    if (u->pend_frames)
+        flush_if_due(u);
     rearm(u);
 }
 
@@ -305,6 +334,7 @@ static void advance(struct snplug *u)
 static int un_start(snd_pcm_ioplug_t *io)
 {
     struct snplug *u = io->private_data;
+    flush(u);
     pcm_clock_start(&u->clk, pcm_clock_now());
     u->xrun = 0;
     u->primed = 0;
@@ -319,6 +349,9 @@ static int un_stop(snd_pcm_ioplug_t *io)
 {
     struct snplug *u = io->private_data;
     advance(u);
+    if (io->state == SND_PCM_STATE_DRAINING)
+        flush(u);
+    u->pend_frames = 0; /* dropped, as the frames the daemon holds are */
     pcm_clock_stop(&u->clk);
     struct snp_stop s = {
         .h = {.type = SNP_STOP}, .drain = io->state == SND_PCM_STATE_DRAINING, .pos = u->hw};
@@ -353,18 +386,22 @@ static snd_pcm_sframes_t un_transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel
     struct snplug *u = io->private_data;
     snd_pcm_channel_area_t a[SNP_MAX_CHANNELS];
     if (io->stream == SND_PCM_STREAM_PLAYBACK) {
-        /* To the daemon at once, in messages of at most SNP_MAX_MSG. */
+        /* Gathered in messages of at most SNP_MAX_MSG. */
         snd_pcm_uframes_t per = (SNP_MAX_MSG - sizeof(struct snp_data)) / u->fb;
-        ring_areas(u, u->msg + sizeof(struct snp_data), a);
+        ring_areas(u, u->pend + sizeof(struct snp_data), a);
         for (snd_pcm_uframes_t done = 0; done < size;) {
-            snd_pcm_uframes_t n = size - done < per ? size - done : per;
-            snd_pcm_areas_copy(a, 0, areas, offset + done, io->channels, n, io->format);
-            struct snp_data d = {.h = {.type = SNP_DATA}, .pos = u->appl, .frames = (uint32_t)n};
-            memcpy(u->msg, &d, sizeof(d));
-            send_msg(u, u->msg, sizeof(d) + (size_t)n * u->fb, "write");
+            if (u->pend_frames == per)
+                flush(u);
+            snd_pcm_uframes_t n = size - done, room = per - u->pend_frames;
+            if (n > room)
+                n = room;
+            snd_pcm_areas_copy(a, u->pend_frames, areas, offset + done, io->channels, n,
+                               io->format);
+            u->pend_frames += (uint32_t)n;
             u->appl += n;
             done += n;
         }
+        flush_if_due(u);
     } else {
         ring_areas(u, u->ring, a);
         for (snd_pcm_uframes_t done = 0; done < size;) {
@@ -450,6 +487,7 @@ static int un_prepare(snd_pcm_ioplug_t *io)
         return e;
     pcm_clock_stop(&u->clk);
     u->xrun = 0;
+    u->pend_frames = 0;
     u->hw = u->appl = u->clk.ticks = 0;
     u->cf_head = u->cf_len = 0;
     u->primed = 0;
@@ -464,6 +502,7 @@ static int un_pause(snd_pcm_ioplug_t *io, int enable)
     uint64_t now = pcm_clock_now();
     if (enable) {
         advance(u);
+        flush(u);
         pcm_clock_pause(&u->clk, now);
     } else {
         pcm_clock_resume(&u->clk, now);
@@ -510,6 +549,7 @@ static void snplug_free(struct snplug *u)
     free(u->ring);
     free(u->cf);
     free(u->msg);
+    free(u->pend);
     free(u);
 }
 
@@ -620,7 +660,8 @@ SND_PCM_PLUGIN_DEFINE_FUNC(understudy)
     u->sock = -1;
     u->clk.tfd = -1;
     u->msg = malloc(SNP_MAX_MSG);
-    if (!u->msg) {
+    u->pend = malloc(SNP_MAX_MSG);
+    if (!u->msg || !u->pend) {
         err = -ENOMEM;
         goto fail;
     }

@@ -270,8 +270,13 @@ int sn_dev_open(struct sn_dev *d, const struct sn_config *cfg)
     d->cfg = *cfg;
     d->srv.lfd = -1;
     d->host = (struct sn_host){.arg = d, .log = stream_log, .capture = sn_server_capture};
-    struct sfc_config cc = {
-        .device = cfg->device, .deadline_ms = cfg->deadline_ms, .log = log_sink, .log_arg = d};
+    struct sfc_config cc = {.device = cfg->device,
+                            .deadline_ms = cfg->deadline_ms,
+                            /* WRITE answers may wait for the next position event (sn_ring_quiet):
+                             * no turns but the deadline's */
+                            .tick_ms = cfg->deadline_ms,
+                            .log = log_sink,
+                            .log_arg = d};
     if (sfc_open(&d->c, &sn_conn_ops, d, &cc) < 0)
         return -1;
     char msg[512];

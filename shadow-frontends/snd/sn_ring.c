@@ -121,6 +121,27 @@ bool sn_ring_room(const struct sn_ring *r)
     return r->sring && r->nbusy < SN_RING_SIZE && !RING_FULL(&r->fr);
 }
 
+/* Leave quiet: the next response the backend produces notifies. rsp_event
+ * is set past what it has produced already (answers not yet taken lie
+ * between rsp_cons and rsp_prod), checked again after the store in case it
+ * produced one meanwhile. */
+static void notify_next(struct sn_ring *r)
+{
+    for (unsigned k = 0; k < 16; k++) {
+        RING_IDX p = __atomic_load_n(&r->fr.sring->rsp_prod, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&r->fr.sring->rsp_event, p + 1, __ATOMIC_RELEASE);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&r->fr.sring->rsp_prod, __ATOMIC_ACQUIRE) == p)
+            break;
+    }
+    r->quiet = false;
+}
+
+void sn_ring_quiet(struct sn_ring *r, bool on)
+{
+    r->quiet_wanted = on;
+}
+
 int sn_ring_issue(struct sn_ring *r, struct xensnd_req *req, uint64_t tag, uint64_t now)
 {
     if (!sn_ring_room(r)) {
@@ -132,6 +153,11 @@ int sn_ring_issue(struct sn_ring *r, struct xensnd_req *req, uint64_t tag, uint6
         id++;
     r->req[id] = (struct sn_req){.busy = true, .op = req->operation, .since = now, .tag = tag};
     r->nbusy++;
+    if (req->operation != XENSND_OP_WRITE) {
+        r->nbusy_other++;
+        if (r->quiet)
+            notify_next(r);
+    }
     req->id = (uint16_t)id;
     *RING_GET_REQUEST(&r->fr, r->fr.req_prod_pvt) = *req;
     r->fr.req_prod_pvt++;
@@ -193,9 +219,19 @@ int sn_ring_harvest(struct sn_ring *r, sn_rsp_fn *fn, void *arg, char *why, size
             uint64_t tag = q->tag;
             q->busy = false;
             r->nbusy--;
+            if (q->op != XENSND_OP_WRITE)
+                r->nbusy_other--;
             any = 1;
             fn(arg, tag, &rsp);
         }
+        if (r->quiet_wanted && !r->nbusy_other) {
+            /* Out of reach: at most SN_RING_SIZE requests are outstanding. */
+            __atomic_store_n(&r->fr.sring->rsp_event, r->fr.rsp_cons + SN_RING_SIZE,
+                             __ATOMIC_RELEASE);
+            r->quiet = true;
+            break;
+        }
+        r->quiet = false;
         int more;
         RING_FINAL_CHECK_FOR_RESPONSES(&r->fr, more);
         if (!more)

@@ -54,7 +54,10 @@ struct sn_ring {
 
     struct sn_req req[SN_RING_SIZE]; /* by id */
     unsigned nbusy;
-    bool push; /* requests written, not yet pushed */
+    unsigned nbusy_other; /* ... of them not WRITE */
+    bool push;            /* requests written, not yet pushed */
+    bool quiet_wanted;    /* sn_ring_quiet */
+    bool quiet;           /* rsp_event set out of reach: WRITE answers notify nothing */
 
     /* The open stream's buffer (OPEN .. the transport's end). */
     uint8_t *buf;
@@ -90,6 +93,13 @@ bool sn_ring_room(const struct sn_ring *r);
 int sn_ring_issue(struct sn_ring *r, struct xensnd_req *req, uint64_t tag, uint64_t now);
 /* Publish queued requests, notify if the backend asked. */
 void sn_ring_push(struct sn_ring *r);
+
+/* Quiet (on): while only WRITEs are outstanding, the backend is not asked
+ * to notify their answers (rsp_event set out of reach); they are taken at the
+ * next turn something else brings (a position event, the program's audio).
+ * Any other request asks for its answer at once. Off: every answer notifies.
+ * Takes effect at the next sn_ring_harvest. */
+void sn_ring_quiet(struct sn_ring *r, bool on);
 
 /* Consume responses: each valid one goes to fn (its request retired first).
  * 1 if any were consumed, 0 if none, -1 with why if one is invalid (nothing

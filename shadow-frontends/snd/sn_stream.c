@@ -407,6 +407,12 @@ int sn_stream_service(struct sn_stream *s, uint64_t now, char *why, size_t len)
 {
     if (!s->up)
         return 0;
+    /* Playing, and the backend reports its position each period: those
+     * events bring the loop round, so WRITE answers need no wakeup of their
+     * own (one a period saved). Not while the buffer is half in flight: its
+     * answers free the room the next audio needs. */
+    sn_ring_quiet(&s->r, !s->cfg.capture && s->be == SN_BE_OPEN && s->be_started && !s->be_paused &&
+                             s->run == SN_RUNNING && s->bepos > 0 && s->inflight < s->data_sz / 2);
     int h = sn_ring_harvest(&s->r, on_rsp, s, why, len);
     if (h < 0)
         return -1;
