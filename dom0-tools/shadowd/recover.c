@@ -74,7 +74,10 @@ static void clear_dev_flags(struct sd_dom *d)
     }
 }
 
-static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint64_t end)
+/* Records the recovery; phases gets its phase line (SD/last-recovery's
+ * format), partial or not. */
+static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint64_t end,
+                           char *phases, size_t plen)
 {
     struct sd_recovery *r = &d->rec;
     struct sd_hist h = {0};
@@ -100,6 +103,10 @@ static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint6
     h.total_ms = end - r->t_evidence;
     h.wall = (uint64_t)time(NULL);
     h.warm = r->warm;
+    snprintf(phases, plen, "detect=%llu restart=%llu rewire=%llu reconnect=%llu total=%llu",
+             (unsigned long long)h.detect_ms, (unsigned long long)h.restart_ms,
+             (unsigned long long)h.rewire_ms, (unsigned long long)h.reconnect_ms,
+             (unsigned long long)h.total_ms);
     if (r->kind == RK_START && ok)
         return; /* a first start is not a recovery */
     sd_hist_add(&d->sd->hist, &h);
@@ -110,11 +117,6 @@ static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint6
         d->phase_sum[2] += h.rewire_ms;
         d->phase_sum[3] += h.reconnect_ms;
         d->phase_count++;
-        snprintf(d->last_recovery, sizeof(d->last_recovery),
-                 "detect=%llu restart=%llu rewire=%llu reconnect=%llu total=%llu",
-                 (unsigned long long)h.detect_ms, (unsigned long long)h.restart_ms,
-                 (unsigned long long)h.rewire_ms, (unsigned long long)h.reconnect_ms,
-                 (unsigned long long)h.total_ms);
     }
 }
 
@@ -128,7 +130,8 @@ static void fail_dom(struct sd_dom *d, const char *why)
             "without a backend. Fix the cause, then: shadowctl restart %s",
             d->rec.id, why, paired_count(d), d->conf->name);
     d->n_failures++;
-    record_history(d, false, why, now);
+    char phases[160];
+    record_history(d, false, why, now, phases, sizeof(phases));
     d->state = DS_FAILED;
     d->srv.domid = d->rec.old_domid;
     sd_store_watch_dom(d);
@@ -339,30 +342,49 @@ static void step_restart(struct sd_dom *d, uint64_t now)
         created(d, domid, false);
 }
 
+static void check_reconnect(struct sd_dom *d, struct sd_dev *v);
+
 static void finish(struct sd_dom *d, const char *why_partial)
 {
     struct sd_recovery *r = &d->rec;
     uint64_t now = sd_now();
-    unsigned n = 0, ok = 0;
+    unsigned n = 0, ok = 0, stock = 0, stock_up = 0;
     for (unsigned i = 0; i < d->ndevs; i++) {
         struct sd_dev *v = d->devs[i];
-        n += v->rewired;
+        if (!v->rewired)
+            continue;
+        if (!v->shadow_aware) {
+            /* Not waited for: connected now, or not (a stock frontend
+             * rarely follows a backend that moved). */
+            check_reconnect(d, v);
+            stock++;
+            stock_up += v->reconnected;
+            continue;
+        }
+        n++;
         ok += v->reconnected;
     }
-    char outcome[160];
+    char outcome[192], extra[96] = "";
+    if (stock)
+        snprintf(extra, sizeof(extra),
+                 "; %u stock frontend%s rewired, not waited for (%u connected)", stock,
+                 stock == 1 ? "" : "s", stock_up);
     if (why_partial)
-        snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected; %s", ok, n, why_partial);
+        snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected%s; %s", ok, n, extra,
+                 why_partial);
     else
-        snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected", ok, n);
-    if (r->kind != RK_START || n)
+        snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected%s", ok, n, extra);
+    if (r->kind != RK_START || n || stock)
         sd_dlog(d, "recovery %u: reconnect: %s - %llu ms", r->id, outcome,
                 (unsigned long long)(now - r->t_rewired));
-    record_history(d, ok == n, outcome, now);
+    char phases[160];
+    record_history(d, ok == n, outcome, now, phases, sizeof(phases));
     if (r->kind != RK_START) {
         d->n_recoveries++;
-        sd_dlog(d, "recovery %u: done in %llu ms (%s), domain %u -> %u after %u restart(s)", r->id,
-                (unsigned long long)(now - r->t_evidence), d->last_recovery, r->old_domid,
-                r->new_domid, r->attempts);
+        snprintf(d->last_recovery, sizeof(d->last_recovery), "%s", phases);
+        sd_dlog(d, "recovery %u: done in %llu ms (%s), domain %u -> %u after %u restart(s)%s",
+                r->id, (unsigned long long)(now - r->t_evidence), phases, r->old_domid,
+                r->new_domid, r->attempts, ok == n ? "" : "; PARTIAL");
     } else {
         sd_dlog(d, "driver domain %u is up", d->srv.domid);
     }
@@ -385,11 +407,14 @@ static void finish(struct sd_dom *d, const char *why_partial)
     sd_publish(d);
 }
 
+/* Every shadow-aware frontend back (or given up). A frontend that is not
+ * shadow-aware (no FE/shadow/state: a stock driver on a guest sharing the
+ * domain) holds nothing open: it is rewired, and finish() reports it apart. */
 static bool all_reconnected(const struct sd_dom *d)
 {
     for (unsigned i = 0; i < d->ndevs; i++) {
         const struct sd_dev *v = d->devs[i];
-        if (v->rewired && !v->reconnected && !v->gave_up)
+        if (v->rewired && v->shadow_aware && !v->reconnected && !v->gave_up)
             return false;
     }
     return true;

@@ -89,6 +89,15 @@ void sfc_fail(struct sfc *c, const char *why)
     state_changed(c);
 }
 
+uint64_t sfc_first_sign(const struct sfc *c, uint64_t now)
+{
+    uint64_t oldest = 0;
+    if (!oldest_of(c, &oldest))
+        return now;
+    uint64_t t = oldest > c->last_alive ? oldest : c->last_alive;
+    return t < now ? t : now;
+}
+
 void sfc_fault(struct sfc *c, enum sf_kind kind, const char *fmt, ...)
 {
     if (c->rec.state == SF_FAILED)
@@ -98,9 +107,7 @@ void sfc_fault(struct sfc *c, enum sf_kind kind, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
-    uint64_t now = sf_now_ms(), evidence = c->last_alive, oldest = 0;
-    if (oldest_of(c, &oldest) && oldest > evidence)
-        evidence = oldest;
+    uint64_t now = sf_now_ms(), evidence = sfc_first_sign(c, now);
     char held[256] = "nothing held";
     if (c->ops->isolate)
         c->ops->isolate(c->cls, held, sizeof(held));

@@ -123,6 +123,11 @@ void sfc_step(struct sfc *c, uint64_t now);
 int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms);
 /* The oldest unanswered request is past the deadline: true with its age. */
 bool sfc_overdue(const struct sfc *c, uint64_t now, uint64_t *age);
+/* A fault seen at now: its first sign, where the recovery's detect phase
+ * starts - the oldest request still unanswered (or the backend's last answer
+ * if that came later); now if nothing was outstanding (an idle device's last
+ * answer says nothing of when its backend failed). */
+uint64_t sfc_first_sign(const struct sfc *c, uint64_t now);
 
 /* A valid response arrived: the backend is alive. */
 void sfc_alive(struct sfc *c, uint64_t now);

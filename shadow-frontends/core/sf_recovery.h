@@ -38,7 +38,7 @@ struct sf_recovery {
     bool replaying;      /* RECOVERING: connected again, replay in progress */
     uint64_t report_seq; /* reports written so far */
     char report[SF_REPORT_MAX + 1];
-    uint64_t t_evidence; /* last sign of life of the backend before the fault */
+    uint64_t t_evidence; /* the fault's first sign (sfr_detect) */
     uint64_t t_detect, t_connected, t_replayed;
     uint64_t recoveries; /* completed */
     unsigned faults;     /* faults folded into the recovery in progress */
@@ -47,9 +47,9 @@ struct sf_recovery {
 
 void sfr_init(struct sf_recovery *r);
 
-/* A fault of kind, seen at now; evidence_ms is when the backend was last seen
- * working (its last valid response or the issue of the oldest outstanding
- * request, whichever is later; now if unknown). Formats r->report. Returns
+/* A fault of kind, seen at now; evidence_ms is its first sign (the issue of
+ * the oldest outstanding request or the backend's last valid response after
+ * it, whichever is later; now if nothing was outstanding). Formats r->report. Returns
  * true if a report is to be published (LIVE or RECOVERING; CONNECTING and
  * FAILED only retry or ignore). */
 bool sfr_detect(struct sf_recovery *r, enum sf_kind kind, const char *detail, uint64_t now,

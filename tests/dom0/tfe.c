@@ -1,6 +1,6 @@
 /* tfe - a tiny shadow-aware frontend for shadowd's tests, run in a guest:
  *
- *   tfe FE-DIR [--ping-ms N] [--deadline-ms N]
+ *   tfe FE-DIR [--ping-ms N] [--deadline-ms N] [--stock]
  *
  * Speaks just enough xenbus to show shadowd's job: waits for the backend's
  * InitWait, writes ring-ref and Initialised, goes Connected when the backend
@@ -12,7 +12,12 @@
  * checks the device is the same (the backend's sectors), sets shadow/state
  * live, counts shadow/recoveries and writes shadow/last-recovery. A
  * different device makes it shadow/state failed. It logs one line per event
- * on stdout. */
+ * on stdout.
+ *
+ * --stock: a frontend that is not shadow-aware, as a guest kernel's own
+ * driver: it writes no shadow/ key, ignores shadow/generation, and at the
+ * first fault goes Closed and stays there (Linux's blkfront does not follow a
+ * backend that moved). */
 #define _GNU_SOURCE
 #include "pv-keys.h"
 #include "understudy-keys.h"
@@ -37,6 +42,7 @@ struct fe {
     bool recovering;
     uint64_t gen, recoveries, report_seq, ping, t_detect, t_ping, sectors;
     unsigned ping_ms, deadline_ms;
+    bool stock;
 };
 
 static uint64_t now_ms(void)
@@ -63,6 +69,8 @@ static void put(struct fe *f, const char *key, const char *fmt, ...)
 static void put(struct fe *f, const char *key, const char *fmt, ...)
 {
     char v[300], path[512];
+    if (f->stock && !strncmp(key, "shadow/", 7))
+        return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(v, sizeof(v), fmt, ap);
@@ -91,6 +99,12 @@ static void fault(struct fe *f, const char *kind, const char *detail)
 {
     if (f->st == FAILED)
         return;
+    if (f->stock) {
+        say("fault: %s: %s; closed for good (stock)", kind, detail);
+        put(f, PVK_STATE, "6");
+        f->st = FAILED;
+        return;
+    }
     if (!f->recovering) {
         f->recovering = true;
         f->t_detect = now_ms();
@@ -105,7 +119,8 @@ static void fault(struct fe *f, const char *kind, const char *detail)
 static void step(struct fe *f)
 {
     uint64_t g = 0;
-    if (xsu_read_u64(f->xs, XBT_NULL, f->dir, USK_FE_GENERATION, UINT64_MAX, &g) == 0 &&
+    if (!f->stock &&
+        xsu_read_u64(f->xs, XBT_NULL, f->dir, USK_FE_GENERATION, UINT64_MAX, &g) == 0 &&
         g > f->gen) {
         f->gen = g;
         read_backend(f);
@@ -197,15 +212,17 @@ int main(int argc, char **argv)
             f.ping_ms = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--deadline-ms") && i + 1 < argc)
             f.deadline_ms = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--stock"))
+            f.stock = true;
         else if (argv[i][0] != '-' && !f.dir)
             f.dir = argv[i];
         else {
-            fprintf(stderr, "usage: tfe FE-DIR [--ping-ms N] [--deadline-ms N]\n");
+            fprintf(stderr, "usage: tfe FE-DIR [--ping-ms N] [--deadline-ms N] [--stock]\n");
             return 2;
         }
     }
     if (!f.dir || !f.ping_ms || !f.deadline_ms) {
-        fprintf(stderr, "usage: tfe FE-DIR [--ping-ms N] [--deadline-ms N]\n");
+        fprintf(stderr, "usage: tfe FE-DIR [--ping-ms N] [--deadline-ms N] [--stock]\n");
         return 2;
     }
     f.xs = xs_open(0);

@@ -76,9 +76,35 @@ static void test_overdue(void)
     CHECK(!sfc_overdue(&c, 9000, &age));
 }
 
+/* Where a fault's detect phase starts. */
+static void test_first_sign(void)
+{
+    struct fake f = {0};
+    struct sfc c;
+    init(&c, &with_requests, &f);
+    c.phase = SFC_UP;
+    /* Idle for 4 s after its last answer: the fault itself, not the answer. */
+    c.last_alive = 1000;
+    CHECK_EQ(sfc_first_sign(&c, 5076), 5076);
+    /* A request unanswered since 4000: owed since then. */
+    f.any = true;
+    f.since = 4000;
+    CHECK_EQ(sfc_first_sign(&c, 5076), 4000);
+    /* ... but the backend answered another at 4500: alive until then. */
+    c.last_alive = 4500;
+    CHECK_EQ(sfc_first_sign(&c, 5076), 4500);
+    /* Never in the future. */
+    CHECK_EQ(sfc_first_sign(&c, 4200), 4200);
+    /* A class without requests: the fault itself. */
+    init(&c, &without_requests, NULL);
+    c.last_alive = 10;
+    CHECK_EQ(sfc_first_sign(&c, 900), 900);
+}
+
 int main(void)
 {
     test_timeout();
     test_overdue();
+    test_first_sign();
     return check_done("test-sf-conn");
 }
