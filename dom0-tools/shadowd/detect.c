@@ -10,7 +10,13 @@
  *    a domain that serves only it restarted, report-budget times per
  *    report-window; a domain shared by several guests needs reports from
  *    two of them within corroboration-window (death and heartbeat loss need
- *    no corroboration). */
+ *    no corroboration), or the domain's own word for it: a lone report is
+ *    corroborated if the domain is paused, or if its agent's heartbeat has
+ *    not moved since before the report for SD_HB_SILENT_INTERVALS of its
+ *    intervals (at least SD_HB_SILENT_MIN_MS) - hang detection at the speed
+ *    of the frontends' deadlines rather than heartbeat-timeout's, which must
+ *    cover the host's worst scheduling delay. The reporting guest's
+ *    report-budget applies. */
 #define _GNU_SOURCE
 #include "detect.h"
 
@@ -91,6 +97,28 @@ void sd_detect_heartbeat(struct sd_dom *d)
                 d->state == DS_UP ? "shadowd started watching" : "its start");
 }
 
+#define SD_HB_SILENT_INTERVALS 3
+#define SD_HB_SILENT_MIN_MS    300
+
+/* How long the heartbeat must stay still, since before a lone report, to
+ * corroborate it; 0 if it cannot (no two heartbeats seen yet). */
+static uint64_t hb_silence_needed(const struct sd_dom *d)
+{
+    const struct sd_heartbeat *hb = &d->srv.hb;
+    if (!hb->seen || !hb->interval_ms || !d->conf->heartbeat_timeout_ms)
+        return 0;
+    uint64_t t = SD_HB_SILENT_INTERVALS * hb->interval_ms;
+    return t < SD_HB_SILENT_MIN_MS ? SD_HB_SILENT_MIN_MS : t;
+}
+
+uint64_t sd_detect_lone_wake(const struct sd_dom *d)
+{
+    uint64_t need = hb_silence_needed(d);
+    if (d->state != DS_UP || !d->nreporters || !need)
+        return UINT64_MAX;
+    return d->srv.hb.change_ms + need;
+}
+
 static void prune_reporters(struct sd_dom *d, uint64_t now)
 {
     unsigned k = 0;
@@ -111,6 +139,42 @@ static unsigned guest_triggers(struct sd_dom *d, unsigned guest, uint64_t now)
     }
     d->ntriggers = k;
     return n;
+}
+
+/* A lone report waiting in a shared domain: does the domain itself say it
+ * hangs? Then the recovery starts from the report. */
+static void check_lone(struct sd_dom *d, uint64_t now)
+{
+    prune_reporters(d, now);
+    if (d->state != DS_UP || !d->nreporters)
+        return;
+    struct sd_reporter first = d->reporters[0];
+    char how[96] = "";
+    struct sd_drv *drv = d->sd->drv[d->conf->driver];
+    struct sd_domstat st;
+    char err[256];
+    uint64_t need = hb_silence_needed(d);
+    if (drv && d->ops->info(drv, d->srv.domid, &st, err, sizeof(err)) == 0 &&
+        st.run == SD_RUN_PAUSED)
+        snprintf(how, sizeof(how), "the domain is paused");
+    else if (need && d->srv.hb.change_ms <= first.at && now >= d->srv.hb.change_ms + need)
+        snprintf(how, sizeof(how), "its heartbeat still for %llu ms (every %llu ms before)",
+                 (unsigned long long)(now - d->srv.hb.change_ms),
+                 (unsigned long long)d->srv.hb.interval_ms);
+    if (!how[0])
+        return;
+    if (guest_triggers(d, first.guest, now) >= d->sd->conf->report_budget) {
+        d->n_reports_ignored++;
+        sd_dlog(d, "%s, and %s, but guest %u has used its budget of report-triggered recoveries",
+                d->lone_why, how, first.guest);
+        d->nreporters = 0;
+        return;
+    }
+    if (d->ntriggers < SD_MAX_RESTARTS)
+        d->guest_triggers[d->ntriggers++] = (struct sd_reporter){first.guest, now};
+    d->n_reports_accepted++;
+    sd_recover_start(d, RK_FAILURE, SRC_REPORT, first.at, "%s; corroborated by the domain: %s",
+                     d->lone_why, how);
 }
 
 static void process_report(struct sd_dom *d, struct sd_dev *v, uint64_t now)
@@ -196,10 +260,14 @@ static void process_report(struct sd_dom *d, struct sd_dev *v, uint64_t now)
     }
     char w[32];
     sd_format_duration(w, sizeof(w), sd->conf->corroboration_ms);
+    snprintf(d->lone_why, sizeof(d->lone_why), "guest %u reports %s on %s %u: %.80s", v->fe,
+             sd_report_kind_name(r.kind), v->type, v->devid, r.detail);
     sd_dlog(d,
             "guest %u reports %s on %s %u: %s; the domain serves %u guests, so this waits "
-            "for corroboration (death, heartbeat loss, or another guest's report within %s)",
+            "for corroboration (death, heartbeat loss, another guest's report within %s, or "
+            "the domain paused or its heartbeat still)",
             v->fe, sd_report_kind_name(r.kind), v->type, v->devid, r.detail, guests, w);
+    check_lone(d, now);
 }
 
 void sd_detect_report(struct sd_dom *d, struct sd_dev *v)
@@ -228,6 +296,8 @@ void sd_detect_tick(struct sd_dom *d, uint64_t now)
         d->srv.budget.streak = 0;
         d->devs_dirty = true;
     }
+    if (d->state == DS_UP && d->nreporters && now >= sd_detect_lone_wake(d))
+        check_lone(d, now);
     bool hb_active = c->heartbeat_timeout_ms && d->srv.domid &&
                      (d->state == DS_UP || d->rec.phase != PH_RESTART);
     if (!hb_active)

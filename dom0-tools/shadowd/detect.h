@@ -13,6 +13,9 @@ void sd_detect_changed(struct sd *sd, unsigned domid); /* a driver says domid ch
 void sd_detect_heartbeat(struct sd_dom *d);            /* the heartbeat key changed */
 void sd_detect_report(struct sd_dom *d, struct sd_dev *v);
 void sd_detect_tick(struct sd_dom *d, uint64_t now);
+/* When a lone report waiting for corroboration is next looked at (the
+ * domain's heartbeat still long enough to corroborate it); UINT64_MAX if none. */
+uint64_t sd_detect_lone_wake(const struct sd_dom *d);
 /* Check the serving domain with the driver; start a recovery if it is dead. */
 void sd_detect_check_dom(struct sd_dom *d);
 

@@ -29,6 +29,7 @@ int sd_inst_heartbeat(struct sd_inst *in, struct xs_handle *xs, uint64_t now)
     int changed = strcmp(v, hb->value) != 0;
     if (changed) {
         snprintf(hb->value, sizeof(hb->value), "%s", v);
+        hb->interval_ms = hb->seen && now > hb->change_ms ? now - hb->change_ms : 0;
         hb->change_ms = now;
         hb->seen = true;
     }

@@ -25,9 +25,10 @@ enum sd_role {
 struct sd_heartbeat {
     char path[96]; /* "": not watched */
     char value[40];
-    bool seen;          /* changed since start_ms */
-    uint64_t start_ms;  /* the domain started, or shadowd began watching it */
-    uint64_t change_ms; /* its last change */
+    bool seen;            /* changed since start_ms */
+    uint64_t start_ms;    /* the domain started, or shadowd began watching it */
+    uint64_t change_ms;   /* its last change */
+    uint64_t interval_ms; /* between its last two changes (0: not two yet) */
 };
 
 struct sd_inst {

@@ -15,6 +15,7 @@
 #include "recover.h"
 
 #include "budget.h"
+#include "detect.h"
 #include "dom.h"
 #include "drv.h"
 #include "history.h"
@@ -544,6 +545,7 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
             AT(d->devs[i]->last_report_ms + d->sd->conf->report_interval_ms);
     if (d->state == DS_UP && d->srv.budget.streak)
         AT(d->up_since + c->stable_ms);
+    AT(sd_detect_lone_wake(d));
     if (d->state == DS_RECOVERING) {
         switch (d->rec.phase) {
         case PH_RESTART:

@@ -78,6 +78,7 @@ void sd_store_watch_dom(struct sd_dom *d)
     }
     d->srv.watched_domid = d->srv.domid;
     d->srv.hb.seen = false;
+    d->srv.hb.interval_ms = 0;
     d->srv.hb.value[0] = 0;
     d->srv.hb.path[0] = 0;
     if (!d->srv.domid)
