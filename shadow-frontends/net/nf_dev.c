@@ -52,6 +52,40 @@ static void carrier(struct nf_dev *d, bool on)
         nf_log(d, false, "TUNSETCARRIER %d on %s: %m", on, d->tap.name);
 }
 
+/* ---- the neighbour probe budget (nf_neigh.h) ---- */
+
+static void neigh_log(void *arg, const char *msg)
+{
+    nf_log(arg, false, "%s", msg);
+}
+
+static void neigh_restore(struct nf_dev *d, const char *when)
+{
+    d->neigh_restore_at = 0;
+    if (!nf_neigh_raised(&d->neigh))
+        return;
+    char msg[160];
+    nf_neigh_restore(&d->neigh, msg, sizeof(msg));
+    nf_log(d, false, "%s %s", msg, when);
+}
+
+/* Live again: the recorded values go back once the entries that waited
+ * have resolved through the new backend (nf_neigh_grace_ms). */
+static void neigh_step(struct nf_dev *d, uint64_t now)
+{
+    if (!nf_neigh_raised(&d->neigh) || d->c.rec.state != SF_LIVE)
+        return;
+    if (!d->neigh_restore_at) {
+        d->neigh_restore_at = now + nf_neigh_grace_ms(&d->neigh);
+        return;
+    }
+    if (now < d->neigh_restore_at)
+        return;
+    char when[64];
+    snprintf(when, sizeof(when), "(%u ms after the recovery)", nf_neigh_grace_ms(&d->neigh));
+    neigh_restore(d, when);
+}
+
 /* ---- held tx ---- */
 
 static void held_push(struct nf_dev *d, const uint8_t *f, unsigned len)
@@ -158,7 +192,13 @@ static void nf_teardown(void *arg, struct sfx *x)
 }
 
 /* Take back what the dead connection never answered, then carrier off: the
- * kernel holds the guest's tx from here on. */
+ * kernel holds the guest's tx from here on. And a neighbour probe budget
+ * that outlasts the recovery (nf_neigh.h): carrier off flushes the guest's
+ * neighbour entries, and a connect() issued now would fail with
+ * EHOSTUNREACH once resolution gave up (3 s by default). Keeping the
+ * carrier on instead does not help: an entry it kept resolved works, but a
+ * new one still gives up after its probes, sent or held (measured:
+ * tests/frontends/test-netfront-connect-during-recovery.sh, README.md). */
 static void nf_isolate(void *arg, char *held, size_t len)
 {
     struct nf_dev *d = arg;
@@ -168,8 +208,17 @@ static void nf_isolate(void *arg, char *held, size_t len)
      * (which we can always complete). */
     if (d->cfg.offloads && nf_tap_offload(&d->tap, nf_off_tun_flags(&(struct nf_txcaps){0})) < 0)
         nf_log(d, false, "TUNSETOFFLOAD on %s: %m", d->tap.name);
-    snprintf(held, len, "carrier off, %u frames held, %u of them unanswered by it%s", d->held_n,
-             replay, d->cfg.shadow ? "" : "; shadow off: tx is dropped until reconnected");
+    char neigh[160] = "";
+    /* A recovery (not the first handshake), and the shadow's: a plain
+     * netfront (--shadow off) leaves the guest's budget alone. */
+    if (d->cfg.shadow && d->c.rec.state != SF_CONNECTING) {
+        d->neigh_restore_at = 0;
+        neigh[0] = ';';
+        neigh[1] = ' ';
+        nf_neigh_raise(&d->neigh, neigh + 2, sizeof(neigh) - 2);
+    }
+    snprintf(held, len, "carrier off, %u frames held, %u of them unanswered by it%s%s", d->held_n,
+             replay, d->cfg.shadow ? "" : "; shadow off: tx is dropped until reconnected", neigh);
 }
 
 static void nf_fail(void *arg, char *what, size_t len)
@@ -177,6 +226,7 @@ static void nf_fail(void *arg, char *what, size_t len)
     struct nf_dev *d = arg;
     carrier(d, false);
     held_drop_all(d);
+    neigh_restore(d, "(the device failed)");
     snprintf(what, len, "%s stays without carrier from now on", d->tap.name);
 }
 
@@ -551,6 +601,11 @@ static int poll_timeout(const struct nf_dev *d, uint64_t now)
         t = nf_probe_wait(&d->probe, now);
     if (d->next_read - now < t)
         t = d->next_read - now;
+    if (d->neigh_restore_at) {
+        uint64_t w = d->neigh_restore_at > now ? d->neigh_restore_at - now : 0;
+        if (w < t)
+            t = w;
+    }
     return (int)t;
 }
 
@@ -606,6 +661,7 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
             /* The NIC's replay: held frames sent, multicast list answered. */
             if (sfc_replaying(&d->c) && !d->held_n && !d->q[0]->tx_mcast_pending)
                 sfc_replayed(&d->c, now, "");
+            neigh_step(d, now);
         } else if (d->c.rec.state == SF_FAILED || !d->cfg.shadow) {
             drain_tap(d);
         } else {
@@ -661,6 +717,10 @@ int nf_dev_open(struct nf_dev *d, const struct nf_config *cfg)
     if (cfg->offloads && !d->gso_bounded)
         nf_log(d, false, "%s: cannot bound its GSO packets to %u bytes (%m): no TSO offered",
                d->tap.name, GSO_MAX_BYTES);
+    /* A persistent TAP may come with the budget a netfront killed during a
+     * recovery left raised. */
+    nf_neigh_init(&d->neigh, "/proc/sys/net", d->tap.name, neigh_log, d);
+    nf_neigh_repair(&d->neigh);
     nf_log(d, false,
            "%s: TAP with MAC %02x:%02x:%02x:%02x:%02x:%02x, carrier off until connected%s",
            d->tap.name, d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5],
@@ -675,6 +735,7 @@ void nf_dev_close(struct nf_dev *d)
     if (!d)
         return;
     free_queues(d);
+    neigh_restore(d, "(stopping)");
     if (d->held)
         held_drop_all(d);
     free(d->held);

@@ -9,6 +9,7 @@
 #define NF_DEV_H
 
 #include "nf_conn.h"
+#include "nf_neigh.h"
 #include "nf_offload.h"
 #include "nf_probe.h"
 #include "nf_shadow.h"
@@ -48,11 +49,13 @@ struct nf_dev {
     struct nf_conn *q[NF_MAX_QUEUES]; /* the connection: one per queue */
     unsigned nq;
     struct nf_features feat;
-    struct nf_txcaps caps; /* the tx offloads of this connection */
-    bool gso_bounded;      /* the TAP's GSO packets fit a tx request */
-    bool filter_on;        /* request-multicast-control as the backend sampled it */
-    bool warned_static;    /* logged that a static-only backend keeps filtering */
-    struct nf_probe probe; /* the liveness probe of an idle tx path */
+    struct nf_txcaps caps;     /* the tx offloads of this connection */
+    bool gso_bounded;          /* the TAP's GSO packets fit a tx request */
+    bool filter_on;            /* request-multicast-control as the backend sampled it */
+    bool warned_static;        /* logged that a static-only backend keeps filtering */
+    struct nf_probe probe;     /* the liveness probe of an idle tx path */
+    struct nf_neigh neigh;     /* the TAP's neighbour probe budget, raised while recovering */
+    uint64_t neigh_restore_at; /* live again: when it goes back (0: not yet set) */
 
     struct nf_shadow sh;      /* the guest's configuration, as last read */
     struct nf_shadow applied; /* the multicast list the backend has (its mc part) */
