@@ -150,3 +150,60 @@ snd_crossing() {
 }
 # kv KEY LINE: KEY's value in a line of KEY=VALUE words.
 kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
+
+# ---- the timeline of a recovery, on dom0's clock ----
+# timeline_start FILE: every xenstore change under /local/domain from now on,
+# one line each: "<ms since the epoch> <path> <value>" (xs-timeline: values of
+# the keys a timeline needs, stamped in-process).
+timeline_start() {
+    TL_FILE=$1
+    /usr/lib/understudy/systest/xs-timeline -t 900 /local/domain >"$TL_FILE" 2>&1 &
+    TL_PID=$!
+}
+timeline_stop() {
+    [ -n "${TL_PID:-}" ] || return 0
+    kill "$TL_PID" 2>/dev/null
+    wait "$TL_PID" 2>/dev/null
+    TL_PID=
+}
+# timeline_report T_FAULT_MS SD_DIR GUEST_DOMID DEV_DIR: the phases of the
+# recovery that followed a fault at T_FAULT_MS, in ms after it, from the
+# recorded changes: shadowd saw it (SD/state recovering), the new domain
+# published (SD/domid), its agent's first heartbeat, the guest's backend
+# dir written under it (rewired), the backend in InitWait, frontend and
+# backend Connected, the frontend live again (shadow/recoveries moved),
+# shadowd up. DEV_DIR is the device's dir under the frontend's domain
+# (device/vif/0). "-" where a step was not seen.
+timeline_report() {
+    local t0=$1 sd=$2 g=$3 dev=$4
+    awk -v t0="$t0" -v sd="$sd" -v g="$g" -v dev="$dev" '
+        $1 < t0 {
+            if ($2 == sd "/domid") old = $3
+            if ($2 == "/local/domain/" g "/" dev "/shadow/recoveries") rec0 = $3
+            next
+        }
+        function at(k) { if (!(k in T)) T[k] = $1 - t0 }
+        $2 == sd "/state" && $3 == "recovering" { at("detected") }
+        $2 == sd "/domid" && $3 != old && $3 != "-" { nd = $3; at("domain_published") }
+        nd != "" && $2 == "/local/domain/" nd "/data/understudy/heartbeat" && $3 != "-" { at("agent_up") }
+        nd != "" && index($2, "/local/domain/" nd "/backend/") == 1 {
+            be = "/local/domain/" nd "/backend/"
+            rest = substr($2, length(be) + 1)
+            n = split(rest, a, "/")
+            if (a[2] == g) {
+                at("rewired")
+                if (a[n] == "state" && $3 == "2") at("backend_initwait")
+                if (a[n] == "state" && $3 == "4") at("backend_connected")
+            }
+        }
+        $2 == "/local/domain/" g "/" dev "/state" && $3 == "4" && ("rewired" in T) { at("frontend_connected") }
+        # (a rewire changes the frontend dir'"'"'s permissions, which fires its
+        # watches with the values unchanged: only a new count says live)
+        $2 == "/local/domain/" g "/" dev "/shadow/recoveries" && $3 != "-" && $3 + 0 > rec0 + 0 { at("frontend_live") }
+        $2 == sd "/state" && $3 == "up" && ("detected" in T) { at("shadowd_up") }
+        END {
+            n = split("detected domain_published agent_up rewired backend_initwait frontend_connected backend_connected frontend_live shadowd_up", k, " ")
+            for (i = 1; i <= n; i++) printf "%s%s=%s", (i > 1 ? " " : ""), k[i], (k[i] in T ? T[k[i]] : "-")
+            print ""
+        }' "$TL_FILE"
+}

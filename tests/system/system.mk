@@ -14,7 +14,12 @@ $(TBIN)/system/net-verify: $(OBJ)/tests/system/net-verify.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@
 
-ALL_TARGETS += $(TBIN)/system/disk-verify $(TBIN)/system/net-verify
+# xs-timeline: dom0's recorder of a recovery's xenstore changes (scenario-bench).
+$(TBIN)/system/xs-timeline: $(OBJ)/tests/system/xs-timeline.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -lxenstore
+
+ALL_TARGETS += $(TBIN)/system/disk-verify $(TBIN)/system/net-verify $(TBIN)/system/xs-timeline
 
 # snd-record: the sound driver domain's recorder (the loopback's capture end,
 # the frame-counter signal of tests/snd); built where ALSA's headers are.
