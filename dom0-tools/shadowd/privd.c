@@ -204,7 +204,9 @@ static void do_create(struct privd *p, const struct sd_privmsg *m, struct sd_pri
     }
     unsigned domid = 0;
     errno = 0;
+    uint64_t t0 = sd_now();
     int rc = p->ops[k]->create(p->drv[k], d, m->name, o, &domid, err, sizeof(err));
+    uint64_t took = sd_now() - t0;
     answer(r, rc, errno, err);
     if (rc != SD_DRV_PENDING)
         o->used = false;
@@ -217,7 +219,8 @@ static void do_create(struct privd *p, const struct sd_privmsg *m, struct sd_pri
         sd_privown_add(&p->own, k, domid);
     }
     if (rc >= 0)
-        sd_log("created %s as '%s'%s", d->name, m->name, rc == SD_DRV_PENDING ? " (pending)" : "");
+        sd_log("created %s as '%s'%s (the driver's call took %llu ms)", d->name, m->name,
+               rc == SD_DRV_PENDING ? " (pending)" : "", (unsigned long long)took);
 }
 
 /* destroy, pause, crash: only a domain of shadowd.conf's. */
