@@ -48,7 +48,7 @@ mkdir -p "$R/etc/systemd/system/multi-user.target.wants"
 ln -sf /lib/systemd/system/shadowd.service "$R/etc/systemd/system/multi-user.target.wants/"
 put "$CONF" /etc/understudy/shadowd.conf
 for x in "${XL[@]}"; do put "$x" "/etc/xen/$(basename "$x")"; done
-put "$DS/vmlinuz" /var/lib/understudy/drv/vmlinuz
+put "$DS/vmlinux" /var/lib/understudy/drv/vmlinux
 put "$DS/initrd.img" /var/lib/understudy/drv/initrd.img
 put "$GS/vmlinuz" /var/lib/understudy/guest/vmlinuz
 put "$GS/initrd.img" /var/lib/understudy/guest/initrd.img

@@ -10,7 +10,8 @@
 # BINDIR holds understudy-agent, blkback, netback, sndback (build/bin);
 # KERNELSTAGE is dom0-base.sh's stage dir (its kernel and modules); FILE=DEST
 # adds a program (with its libraries), e.g. the system tier's recorder of the
-# sound card. Output: vmlinuz, initrd.img (prints the stage dir). No root
+# sound card. Output: vmlinux (the kernel, uncompressed: lib.sh extract_vmlinux),
+# initrd.img (prints the stage dir). No root
 # needed (the cpio records every file as root's).
 source "$(dirname "$0")/lib.sh"
 BINDIR=${1:?usage: driverdom.sh BINDIR KERNELSTAGE [FILE=DEST]...}
@@ -60,7 +61,7 @@ done
 for fd in "$@"; do copy_with_libs "$R" "${fd%%=*}" "${fd#*=}"; done
 install -m 755 "$IMG_SRC/driverdom-init" "$R/init"
 echo driverdom >"$R/etc/hostname"
-cp "$KS/vmlinuz" "$D/vmlinuz"
+extract_vmlinux "$KS/vmlinuz" "$D/vmlinux"
 mk_cpio "$R" "$D/initrd.img"
 rm -rf "$R"
 touch "$D/.done"

@@ -113,6 +113,21 @@ busybox_root() {
     done
 }
 
+# extract_vmlinux VMLINUZ OUT: the ELF kernel inside a bzImage, uncompressed.
+# A PV domain's kernel is decompressed by the toolstack (libxenguest) at every
+# create; Debian's is xz, which took most of an 18.6 s create of a driver
+# domain under the system tier's emulation (bench/README.md, "The timeline").
+# The payload is the one xz stream of the image (its magic, FD 37 7A 58 5A 00).
+extract_vmlinux() {
+    local off
+    off=$(LC_ALL=C grep -obUaP '\xFD7zXZ\x00' "$1" | head -n 1 | cut -d: -f1)
+    [ -n "$off" ] || die "$1: no xz payload (not a Debian bzImage?)"
+    # xz stops at the end of its stream and complains of what follows it.
+    tail -c +$((off + 1)) "$1" | xz -dcq >"$2.tmp" 2>/dev/null || true
+    [ "$(head -c 4 "$2.tmp" | od -An -c | tr -d ' ')" = '177ELF' ] || die "$1: the xz payload is not an ELF kernel"
+    mv "$2.tmp" "$2"
+}
+
 # mk_cpio ROOT OUT: a gzip'd newc initramfs of ROOT (owned by root).
 mk_cpio() {
     (cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |

@@ -166,17 +166,18 @@ timeline_stop() {
     wait "$TL_PID" 2>/dev/null
     TL_PID=
 }
-# timeline_report T_FAULT_MS SD_DIR GUEST_DOMID DEV_DIR: the phases of the
+# timeline_report T_FAULT_MS SD_DIR GUEST_DOMID DEV_DIR REC0: the phases of the
 # recovery that followed a fault at T_FAULT_MS, in ms after it, from the
 # recorded changes: shadowd saw it (SD/state recovering), the new domain
 # published (SD/domid), its agent's first heartbeat, the guest's backend
 # dir written under it (rewired), the backend in InitWait, frontend and
 # backend Connected, the frontend live again (shadow/recoveries moved),
 # shadowd up. DEV_DIR is the device's dir under the frontend's domain
-# (device/vif/0). "-" where a step was not seen.
+# (device/vif/0); REC0 its shadow/recoveries before the fault. "-" where a
+# step was not seen.
 timeline_report() {
-    local t0=$1 sd=$2 g=$3 dev=$4
-    awk -v t0="$t0" -v sd="$sd" -v g="$g" -v dev="$dev" '
+    local t0=$1 sd=$2 g=$3 dev=$4 rec0=${5:-0}
+    awk -v t0="$t0" -v sd="$sd" -v g="$g" -v dev="$dev" -v rec0="$rec0" '
         $1 < t0 {
             if ($2 == sd "/domid") old = $3
             if ($2 == "/local/domain/" g "/" dev "/shadow/recoveries") rec0 = $3
