@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/signalfd.h>
 
 int cmdline_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -15,6 +17,16 @@ int cmdline_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
     if (errno || end == s || *end || s[0] < '0' || s[0] > '9' || v < lo || v > hi)
         return -1;
     *out = (unsigned)v;
+    return 0;
+}
+
+int cmdline_onoff(const char *prog, const char *opt, const char *s, bool *out)
+{
+    if (strcmp(s, "on") && strcmp(s, "off")) {
+        fprintf(stderr, "%s: %s '%s': want on or off\n", prog, opt, s);
+        return -1;
+    }
+    *out = !strcmp(s, "on");
     return 0;
 }
 

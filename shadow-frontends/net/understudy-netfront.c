@@ -100,11 +100,8 @@ int main(int argc, char **argv)
             }
             break;
         case 'o':
-            if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-                fprintf(stderr, "understudy-netfront: --offloads '%s': want on or off\n", optarg);
+            if (cmdline_onoff("understudy-netfront", "--offloads", optarg, &cfg.offloads) < 0)
                 return 2;
-            }
-            cfg.offloads = !strcmp(optarg, "on");
             break;
         case 'q':
             if (cmdline_uint(optarg, 1, NF_MAX_QUEUES, &cfg.queues) < 0) {
@@ -114,11 +111,8 @@ int main(int argc, char **argv)
             }
             break;
         case 's':
-            if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-                fprintf(stderr, "understudy-netfront: --shadow '%s': want on or off\n", optarg);
+            if (cmdline_onoff("understudy-netfront", "--shadow", optarg, &cfg.shadow) < 0)
                 return 2;
-            }
-            cfg.shadow = !strcmp(optarg, "on");
             break;
         case 'v':
             cfg.verbose = true;

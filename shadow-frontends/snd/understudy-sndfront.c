@@ -68,11 +68,8 @@ int main(int argc, char **argv)
             }
             break;
         case 's':
-            if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-                fprintf(stderr, "understudy-sndfront: --shadow '%s': want on or off\n", optarg);
+            if (cmdline_onoff("understudy-sndfront", "--shadow", optarg, &cfg.shadow) < 0)
                 return 2;
-            }
-            cfg.shadow = !strcmp(optarg, "on");
             break;
         case 'v':
             cfg.verbose = true;
