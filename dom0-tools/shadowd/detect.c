@@ -296,7 +296,7 @@ void sd_detect_tick(struct sd_dom *d, uint64_t now)
         d->srv.budget.streak = 0;
         d->devs_dirty = true;
     }
-    if (d->state == DS_UP && d->nreporters && now >= sd_detect_lone_wake(d))
+    if (now >= sd_detect_lone_wake(d)) /* UINT64_MAX unless a lone report waits */
         check_lone(d, now);
     bool hb_active = c->heartbeat_timeout_ms && d->srv.domid &&
                      (d->state == DS_UP || d->rec.phase != PH_RESTART);

@@ -92,7 +92,7 @@ struct sd_dom {
     /* reports */
     struct sd_reporter reporters[SD_MAX_REPORTERS];
     unsigned nreporters;
-    char lone_why[160]; /* the first waiting report, for the reason if the domain corroborates it */
+    char lone_why[160]; /* the last lone report, for the reason if the domain corroborates it */
     struct sd_reporter guest_triggers[SD_MAX_RESTARTS]; /* report-triggered recoveries */
     unsigned ntriggers;
     /* the recovery in progress (state DS_RECOVERING) */

@@ -75,8 +75,8 @@ static void clear_dev_flags(struct sd_dom *d)
     }
 }
 
-/* Records the recovery; phases gets its phase line (SD/last-recovery's
- * format), partial or not. */
+/* Records the recovery; phases (if not NULL) gets its phase line
+ * (SD/last-recovery's format), partial or not. */
 static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint64_t end,
                            char *phases, size_t plen)
 {
@@ -104,10 +104,11 @@ static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint6
     h.total_ms = end - r->t_evidence;
     h.wall = (uint64_t)time(NULL);
     h.warm = r->warm;
-    snprintf(phases, plen, "detect=%llu restart=%llu rewire=%llu reconnect=%llu total=%llu",
-             (unsigned long long)h.detect_ms, (unsigned long long)h.restart_ms,
-             (unsigned long long)h.rewire_ms, (unsigned long long)h.reconnect_ms,
-             (unsigned long long)h.total_ms);
+    if (phases)
+        snprintf(phases, plen, "detect=%llu restart=%llu rewire=%llu reconnect=%llu total=%llu",
+                 (unsigned long long)h.detect_ms, (unsigned long long)h.restart_ms,
+                 (unsigned long long)h.rewire_ms, (unsigned long long)h.reconnect_ms,
+                 (unsigned long long)h.total_ms);
     if (r->kind == RK_START && ok)
         return; /* a first start is not a recovery */
     sd_hist_add(&d->sd->hist, &h);
@@ -131,8 +132,7 @@ static void fail_dom(struct sd_dom *d, const char *why)
             "without a backend. Fix the cause, then: shadowctl restart %s",
             d->rec.id, why, paired_count(d), d->conf->name);
     d->n_failures++;
-    char phases[160];
-    record_history(d, false, why, now, phases, sizeof(phases));
+    record_history(d, false, why, now, NULL, 0);
     d->state = DS_FAILED;
     d->srv.domid = d->rec.old_domid;
     sd_store_watch_dom(d);
@@ -375,11 +375,8 @@ static void finish(struct sd_dom *d, const char *why_partial)
         snprintf(extra, sizeof(extra),
                  "; %u stock frontend%s rewired, not waited for (%u connected)", stock,
                  stock == 1 ? "" : "s", stock_up);
-    if (why_partial)
-        snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected%s; %s", ok, n, extra,
-                 why_partial);
-    else
-        snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected%s", ok, n, extra);
+    snprintf(outcome, sizeof(outcome), "%u of %u devices reconnected%s%s%s", ok, n, extra,
+             why_partial ? "; " : "", why_partial ? why_partial : "");
     if (r->kind != RK_START || n || stock)
         sd_dlog(d, "recovery %u: reconnect: %s - %llu ms", r->id, outcome,
                 (unsigned long long)(now - r->t_rewired));
