@@ -77,8 +77,7 @@ net_ns
 # report-triggered recoveries per guest per 10 minutes, is a guard against a
 # hostile guest; the campaign's faults would use it up), as disk-functions.sh.
 sd_conf "report-budget 1000" "report-window 10m"
-sd_domain drv "command ip netns exec $NS_D $AGENT --handler vif=$NETBACK --heartbeat-ms 100" \
-    "heartbeat-timeout 1s" "restart-budget 64" "restart-window $SD_RESTART_WINDOW" "backoff-initial 100ms" "backoff-max 400ms" \
+net_sd_domain "heartbeat-timeout 1s" "restart-budget 64" "restart-window $SD_RESTART_WINDOW" \
     "reconnect-timeout 20s"
 sd_start
 # What the guest's interface moved, both ways (the plot's series: cmp_series).
@@ -87,13 +86,8 @@ cmp_counter() {
         awk '{ n += $1 } END { print n }'
 }
 d=$(sd_wait_up drv)
-g=$(netfront_dom guest --deadline-ms 1000 "${FE_MODE[@]}")
-vif_add "$g" "$d" $VIF
-touch "$TEST_TMP/go.guest"
-guest_ip
+net_sd_guest "$d" "${FE_MODE[@]}"
 CMP_FE=$(vif_fe "$g" $VIF)
-wait_for 20 nf_live_n "$g" 0
-wait_for 10 sd_recorded_is drv 1
 wait_for 10 in_g busybox ping -c 1 -W 1 10.0.0.1
 
 # The verdict.

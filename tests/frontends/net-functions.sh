@@ -100,6 +100,28 @@ guest_ip() {
     in_g ip addr add 10.0.0.2/24 dev eth0 && in_g ip link set eth0 up || fail "guest address"
 }
 
+# With shadowd (tests/dom0/dom0-functions.sh sourced, sd_conf written):
+# net_sd_domain [OPTION...]: its driver domain "drv", the agent in NS_D
+# starting netback for each vif, backoff 100 ms to 400 ms; OPTION... as
+# sd_domain's.
+net_sd_domain() {
+    sd_domain drv "command ip netns exec $NS_D $AGENT --handler vif=$NETBACK --heartbeat-ms 100" \
+        "backoff-initial 100ms" "backoff-max 400ms" "$@"
+}
+# net_sd_guest D [NETFRONT-ARG...]: the guest behind understudy-netfront
+# (deadline 1 s) with vif $VIF of driver domain D: its address up, live, and
+# recorded by shadowd. Sets g.
+net_sd_guest() {
+    local d=$1
+    shift
+    g=$(netfront_dom guest --deadline-ms 1000 "$@")
+    vif_add "$g" "$d" $VIF
+    touch "$TEST_TMP/go.guest"
+    guest_ip
+    wait_for 20 nf_live_n "$g" 0
+    wait_for 10 sd_recorded_is drv 1
+}
+
 nf_key() { xenstore-read "$(vif_fe "$1" "$VIF")/$2" 2>/dev/null || true; }
 nf_live_n() {
     [ "$(nf_key "$1" shadow/state)" = live ] && [ "$(nf_key "$1" shadow/recoveries)" -ge "$2" ] 2>/dev/null

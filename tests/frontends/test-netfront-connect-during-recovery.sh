@@ -33,18 +33,11 @@ in_s ip addr add 10.0.0.3/24 dev vs0 && in_s ip -6 addr add fd00::1/64 dev vs0 n
     in_s ip -6 addr add fd00::3/64 dev vs0 nodad || fail "server addresses"
 
 sd_conf
-sd_domain drv "command ip netns exec $NS_D $AGENT --handler vif=$NETBACK --heartbeat-ms 100" \
-    "restart-delay ${RESTART_DELAY_S}s" "restart-budget 8" "stable-after 1s" \
-    "backoff-initial 100ms" "backoff-max 400ms"
+net_sd_domain "restart-delay ${RESTART_DELAY_S}s" "restart-budget 8" "stable-after 1s"
 sd_start
 d=$(sd_wait_up drv)
-g=$(netfront_dom guest --deadline-ms 1000)
-vif_add "$g" "$d" $VIF
-touch "$TEST_TMP/go.guest"
-guest_ip
+net_sd_guest "$d"
 in_g ip -6 addr add fd00::2/64 dev eth0 nodad || fail "guest IPv6 address"
-wait_for 20 nf_live_n "$g" 0
-wait_for 10 sd_recorded_is drv 1
 
 # The guest's own neighbour settings, not the defaults, so that putting back
 # "3" would not pass for putting back what was there (mcast_solicit is what

@@ -21,16 +21,10 @@ start_sim
 on_exit '[ "$rc" -eq 0 ] || net_dump_logs'
 net_ns
 sd_conf
-sd_domain drv "command ip netns exec $NS_D $AGENT --handler vif=$NETBACK --heartbeat-ms 100" \
-    "restart-budget 64" "stable-after 1s" "backoff-initial 100ms" "backoff-max 400ms"
+net_sd_domain "restart-budget 64" "stable-after 1s"
 sd_start
 d=$(sd_wait_up drv)
-g=$(netfront_dom guest --deadline-ms 1000)
-vif_add "$g" "$d" $VIF
-touch "$TEST_TMP/go.guest"
-guest_ip
-wait_for 20 nf_live_n "$g" 0
-wait_for 10 sd_recorded_is drv 1
+net_sd_guest "$d"
 in_s timeout 900 socat TCP-LISTEN:7000,reuseaddr,fork EXEC:cat &
 on_exit "kill $! 2>/dev/null"
 wait_for 10 in_g busybox ping -c 1 -W 1 10.0.0.1

@@ -25,17 +25,10 @@ start_sim
 on_exit '[ "$rc" -eq 0 ] || net_dump_logs'
 net_ns
 sd_conf
-sd_domain drv "command ip netns exec $NS_D $AGENT --handler vif=$NETBACK --heartbeat-ms 100" \
-    "restart-budget 64" "restart-window 10m" "stable-after 1s" "backoff-initial 100ms" \
-    "backoff-max 400ms"
+net_sd_domain "restart-budget 64" "restart-window 10m" "stable-after 1s"
 sd_start
 d=$(sd_wait_up drv)
-g=$(netfront_dom guest --deadline-ms 1000)
-vif_add "$g" "$d" $VIF
-touch "$TEST_TMP/go.guest"
-guest_ip
-wait_for 20 nf_live_n "$g" 0
-wait_for 10 sd_recorded_is drv 1
+net_sd_guest "$d"
 idx=$(in_g cat /sys/class/net/eth0/ifindex)
 
 # The server: a file over HTTP, an echo service, and a stream of datagrams to

@@ -28,8 +28,7 @@ start_sim
 on_exit '[ "$rc" -eq 0 ] || net_dump_logs'
 net_ns
 sd_conf
-sd_domain drv "command ip netns exec $NS_D $AGENT --handler vif=$NETBACK --heartbeat-ms 100" \
-    "restart-budget 64" "stable-after 1s" "backoff-initial 100ms" "backoff-max 400ms"
+net_sd_domain "restart-budget 64" "stable-after 1s"
 sd_start
 d=$(sd_wait_up drv)
 t_start=$(now_ms)
