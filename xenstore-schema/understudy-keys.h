@@ -21,6 +21,14 @@
  * streams' gaps; 0 when nothing was playing or capturing). */
 #define USK_FE_LAST_GAP "shadow/last-gap"
 
+/* Hot standby (schema.md, "The hot standby's connection"): the slot the
+ * frontend connects to and holds idle, one of the USK_FE_SLOT_* names;
+ * absent: none. The slots are dirs below the device dir. */
+#define USK_FE_STANDBY "shadow/standby"
+#define USK_FE_SLOT_A  "slot-a"
+#define USK_FE_SLOT_B  "slot-b"
+#define USK_FE_SLOT_DIR "shadow" /* a slot's dir: FE/shadow/<slot> */
+
 #define USK_STATE_LIVE       "live"
 #define USK_STATE_RECOVERING "recovering"
 #define USK_STATE_FAILED     "failed"
