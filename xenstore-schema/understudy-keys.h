@@ -24,9 +24,9 @@
 /* Hot standby (schema.md, "The hot standby's connection"): the slot the
  * frontend connects to and holds idle, one of the USK_FE_SLOT_* names;
  * absent: none. The slots are dirs below the device dir. */
-#define USK_FE_STANDBY "shadow/standby"
-#define USK_FE_SLOT_A  "slot-a"
-#define USK_FE_SLOT_B  "slot-b"
+#define USK_FE_STANDBY  "shadow/standby"
+#define USK_FE_SLOT_A   "slot-a"
+#define USK_FE_SLOT_B   "slot-b"
 #define USK_FE_SLOT_DIR "shadow" /* a slot's dir: FE/shadow/<slot> */
 
 #define USK_STATE_LIVE       "live"

@@ -4,6 +4,7 @@
 #include "sf_conn.h"
 
 #include "sf_time.h"
+#include "pv-keys.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
 
@@ -41,7 +42,7 @@ static void publish(struct sfc *c, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(val, sizeof(val), fmt, ap);
     va_end(ap);
-    if (sfx_write(&c->x, key, "%s", val) < 0)
+    if (sfx_write_dev(&c->x, key, "%s", val) < 0)
         sfc_log(c, SF_LOG_ERR, "xenstore write %s/%s: %m", c->device, key);
 }
 
@@ -76,10 +77,13 @@ void sfc_alive(struct sfc *c, uint64_t now)
     c->last_alive = now;
 }
 
+static void sb_drop(struct sfc *c, const char *why);
+
 void sfc_fail(struct sfc *c, const char *why)
 {
     sfr_fail(&c->rec);
     teardown(c);
+    sb_drop(c, NULL);
     char what[256] = "the device stays down";
     if (c->ops->fail)
         c->ops->fail(c->cls, what, sizeof(what));
@@ -263,6 +267,70 @@ static void monitor_backend(struct sfc *c)
         sfc_fault(c, SF_BACKEND_RESTARTED, "backend went back to %s", xsu_state_name(st));
 }
 
+/* The dir a connection to backend be is made in: the slot whose backend it
+ * is, else the device dir (schema.md, "The hot standby's connection"). */
+static void link_dir_for(struct sfc *c, const char *be, char *dir, size_t len)
+{
+    static const char *const slots[] = {USK_FE_SLOT_A, USK_FE_SLOT_B};
+    snprintf(dir, len, "%s", c->device);
+    for (unsigned i = 0; i < 2; i++) {
+        char sd[SFX_PATH_MAX + 32];
+        snprintf(sd, sizeof(sd), "%s/%s/%s", c->device, USK_FE_SLOT_DIR, slots[i]);
+        char *b = xsu_read(sfx_xs(&c->x), XBT_NULL, sd, PVK_BACKEND, SFX_PATH_MAX - 1);
+        bool match = b && !strcmp(b, be);
+        free(b);
+        if (match && strlen(sd) < len) {
+            snprintf(dir, len, "%s", sd);
+            return;
+        }
+    }
+}
+
+/* Connected at once through the idle standby connection: no handshake, the
+ * class's standby transport becomes the live one. The failed transport is
+ * already down (sfc_fault). */
+static void promote(struct sfc *c)
+{
+    uint64_t now = sf_now_ms(); /* after the fault's own clock reading */
+    sfx_set_link_dir(&c->x, c->sx.fe);
+    int moved = sfx_read_backend(&c->x);
+    /* The class's standby transport is the device's now: only the slot's
+     * xenstore connection goes. */
+    sfx_close(&c->sx);
+    c->sx_open = false;
+    c->sb_phase = SFC_DOWN;
+    c->sb_slot[0] = 0;
+    if (moved < 0) {
+        sfc_log(c, SF_LOG_ERR, "promotion: cannot watch backend %s: %m; handshaking afresh",
+                c->x.be);
+        c->ops->standby_teardown(c->cls, &c->x);
+        set_fe_state(c, XenbusStateInitialising);
+        c->hs_retry_at = 0;
+        return;
+    }
+    char what[512] = "";
+    int r = c->ops->promote(c->cls, &c->x, what, sizeof(what));
+    c->phase = SFC_UP; /* the promoted transport is the class's live one: teardown drops it */
+    if (r == SFC_MISMATCH) {
+        sfc_fail(c, what);
+        return;
+    }
+    if (r < 0) {
+        sfc_log(c, SF_LOG_ERR, "standby backend %s (domain %u) unusable at promotion; retrying",
+                c->x.be, c->x.be_id);
+        retry_later(c, now);
+        set_fe_state(c, XenbusStateInitialising);
+        return;
+    }
+    c->last_alive = now;
+    c->promotions++;
+    sfr_connected(&c->rec, now);
+    sfc_log(c, SF_LOG_INFO,
+            "switched to the standby connection: backend %s (domain %u), no handshake: %s", c->x.be,
+            c->x.be_id, what);
+    state_changed(c);
+}
+
 static void on_generation(struct sfc *c)
 {
     uint64_t g;
@@ -273,28 +341,224 @@ static void on_generation(struct sfc *c)
     if (g <= c->gen)
         return;
     c->gen = g;
-    if (sfx_read_backend(&c->x) < 0) {
+    char be[SFX_PATH_MAX];
+    unsigned id;
+    if (sfx_peek_backend(&c->x, be, sizeof(be), &id) < 0) {
         sfc_log(c, SF_LOG_ERR, "generation %" PRIu64 ": cannot use %s/backend and backend-id: %m",
                 g, c->device);
         return;
     }
-    sfc_log(c, SF_LOG_INFO, "generation %" PRIu64 ": backend is now %s (domain %u)", g, c->x.be,
-            c->x.be_id);
+    bool hot = c->sb_phase == SFC_UP && !strcmp(be, c->sx.be) && id == c->sx.be_id;
     if (c->phase == SFC_UP)
         sfc_fault(c, SF_BACKEND_RESTARTED,
-                  "rewired by the toolstack to %s (generation %" PRIu64 ")", c->x.be, g);
+                  "rewired by the toolstack to %s (generation %" PRIu64 ")", be, g);
     else if (c->phase == SFC_SETUP)
         teardown(c);
-    if (c->rec.state != SF_FAILED) {
-        /* A fresh backend: tell it at once we are starting over. */
-        set_fe_state(c, XenbusStateInitialising);
-        c->hs_retry_at = 0;
+    if (c->rec.state == SF_FAILED)
+        return;
+    if (hot) {
+        sfc_log(c, SF_LOG_INFO, "generation %" PRIu64 ": backend is now %s (domain %u), held idle",
+                g, be, id);
+        promote(c);
+        return;
     }
+    char dir[SFX_PATH_MAX];
+    link_dir_for(c, be, dir, sizeof(dir));
+    if (c->sx_open && !strcmp(c->sx.fe, dir))
+        sb_drop(c, "its backend is the device's now, not yet connected: a handshake there");
+    sfx_set_link_dir(&c->x, dir);
+    if (sfx_read_backend(&c->x) < 0) {
+        sfc_log(c, SF_LOG_ERR, "generation %" PRIu64 ": cannot watch backend %s: %m", g, be);
+        return;
+    }
+    sfc_log(c, SF_LOG_INFO, "generation %" PRIu64 ": backend is now %s (domain %u)%s%s", g, c->x.be,
+            c->x.be_id, strcmp(dir, c->device) ? ", connecting in " : "",
+            strcmp(dir, c->device) ? dir : "");
+    /* A fresh backend: tell it at once we are starting over. */
+    set_fe_state(c, XenbusStateInitialising);
+    c->hs_retry_at = 0;
+}
+
+/* ---- the hot standby's idle connection ---- */
+
+static bool has_standby(const struct sfc *c)
+{
+    return c->ops->promote && c->ops->standby_setup && c->ops->standby_connect &&
+           c->ops->standby_teardown;
+}
+
+bool sfc_standby_up(const struct sfc *c)
+{
+    return c->sb_phase == SFC_UP;
+}
+
+static void sb_teardown(struct sfc *c)
+{
+    if (c->sx_open && has_standby(c))
+        c->ops->standby_teardown(c->cls, &c->sx); /* a half set-up one too */
+    c->sb_phase = SFC_DOWN;
+}
+
+/* Drop the standby connection and its slot's xenstore connection. The slot
+ * itself is the toolstack's: nothing is written there but our own keys'
+ * removal (a removed slot must not come back). */
+static void sb_drop(struct sfc *c, const char *why)
+{
+    if (!c->sx_open)
+        return;
+    sb_teardown(c);
+    if (why)
+        sfc_log(c, SF_LOG_INFO, "standby connection in %s dropped: %s", c->sb_slot, why);
+    sfx_close(&c->sx);
+    c->sx_open = false;
+    c->sb_slot[0] = 0;
+}
+
+/* FE/shadow/standby changed: hold an idle connection in the slot it names. */
+static void on_standby(struct sfc *c)
+{
+    if (!has_standby(c) || c->rec.state == SF_FAILED)
+        return;
+    char slot[16] = "", dir[SFX_PATH_MAX] = "";
+    if (sfx_read_standby(&c->x, slot, sizeof(slot)) < 0) {
+        if (errno != ENOENT)
+            sfc_log(c, SF_LOG_ERR, "%s/%s is not a slot's name; ignored", c->device,
+                    USK_FE_STANDBY);
+        slot[0] = 0;
+    } else if (snprintf(dir, sizeof(dir), "%s/%s/%s", c->device, USK_FE_SLOT_DIR, slot) >=
+                   (int)sizeof(dir) ||
+               !strcmp(dir, c->x.fe)) {
+        slot[0] = 0; /* the live connection's own slot: nothing to hold */
+    }
+    if (c->sx_open && !strcmp(slot, c->sb_slot)) {
+        if (sfx_read_backend(&c->sx) == 1 && c->sb_phase != SFC_DOWN) {
+            sfc_log(c, SF_LOG_INFO, "standby slot %s now names backend %s; connecting afresh", slot,
+                    c->sx.be);
+            sb_teardown(c);
+        }
+        return;
+    }
+    sb_drop(c, slot[0] ? "the toolstack names another slot" : "the toolstack took it away");
+    c->sb_refused = false;
+    if (!slot[0])
+        return;
+    if (sfx_open_link(&c->sx, dir) < 0) {
+        sfc_log(c, SF_LOG_ERR, "standby slot %s: xenstore: %m", dir);
+        return;
+    }
+    c->sx_open = true;
+    snprintf(c->sb_slot, sizeof(c->sb_slot), "%s", slot);
+    c->sb_phase = SFC_DOWN;
+    c->sb_retry_at = 0;
+    if (sfx_read_backend(&c->sx) < 0)
+        sfc_log(c, SF_LOG_ERR, "standby slot %s: backend unreadable (%m); waiting", dir);
+    else
+        sfc_log(c, SF_LOG_INFO,
+                "standby slot %s: connecting to backend %s (domain %u), to hold idle", slot,
+                c->sx.be, c->sx.be_id);
+}
+
+static void sb_retry_later(struct sfc *c, uint64_t now)
+{
+    sb_teardown(c);
+    sfx_set_state(&c->sx, XenbusStateClosed);
+    c->sb_retry_at = now + SETUP_RETRY_MS;
+}
+
+/* The standby's handshake: as the device's, but nothing is issued on it and
+ * a failure touches only the standby connection. */
+static void drive_standby(struct sfc *c, uint64_t now)
+{
+    if (!c->sx_open || c->sb_refused || c->rec.state == SF_FAILED || c->sb_phase == SFC_UP)
+        return;
+    if (!c->sx.be[0] && sfx_read_backend(&c->sx) < 0)
+        return;
+    int st = sfx_backend_state(&c->sx);
+    char msg[512] = "";
+    if (c->sb_phase == SFC_DOWN) {
+        if (st == XenbusStateClosed && now >= c->sb_retry_at) {
+            /* It closed in answer to our Closed (a retry): ask it back. */
+            sfx_set_state(&c->sx, XenbusStateInitialising);
+            c->sb_retry_at = now + SETUP_RETRY_MS;
+            return;
+        }
+        if (st != XenbusStateInitWait || now < c->sb_retry_at)
+            return;
+        int r = c->ops->standby_setup(c->cls, &c->sx, msg, sizeof(msg));
+        if (r == SFC_MISMATCH) {
+            sfc_log(c, SF_LOG_ERR, "standby backend %s refused: %s", c->sx.be, msg);
+            c->sb_refused = true;
+            sb_retry_later(c, now);
+            return;
+        }
+        if (r < 0) {
+            sb_retry_later(c, now);
+            return;
+        }
+        c->sb_phase = SFC_SETUP;
+        c->sb_since = now;
+        sfx_set_state(&c->sx, c->ops->setup_state);
+        return;
+    }
+    if (st == XenbusStateConnected) {
+        int r = c->ops->standby_connect(c->cls, &c->sx, msg, sizeof(msg));
+        if (r == SFC_MISMATCH) {
+            sfc_log(c, SF_LOG_ERR, "standby backend %s is not our device: %s; not held", c->sx.be,
+                    msg);
+            c->sb_refused = true;
+            sb_retry_later(c, now);
+            return;
+        }
+        if (r < 0) {
+            sfc_log(c, SF_LOG_ERR, "standby backend %s connected but unusable; retrying", c->sx.be);
+            sb_retry_later(c, now);
+            return;
+        }
+        if (c->ops->setup_state != XenbusStateConnected)
+            sfx_set_state(&c->sx, XenbusStateConnected);
+        c->sb_phase = SFC_UP;
+        sfc_log(c, SF_LOG_INFO, "standby connection up in %s: backend %s (domain %u), idle: %s",
+                c->sb_slot, c->sx.be, c->sx.be_id, msg);
+    } else if (st == XenbusStateInitWait || st == XenbusStateInitialised) {
+        if (now - c->sb_since > handshake_ms(c)) {
+            sfc_log(c, SF_LOG_ERR, "standby backend %s did not connect within %u ms; retrying",
+                    c->sx.be, handshake_ms(c));
+            sb_retry_later(c, now);
+        }
+    } else {
+        sb_retry_later(c, now);
+    }
+}
+
+void sfc_standby_fault(struct sfc *c, const char *fmt, ...)
+{
+    if (!c->sx_open || c->sb_phase == SFC_DOWN)
+        return;
+    char detail[SF_REPORT_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    sfc_log(c, SF_LOG_ERR,
+            "standby backend %s (domain %u) misbehaved while held: %s; set up afresh", c->sx.be,
+            c->sx.be_id, detail);
+    sb_retry_later(c, sf_now_ms());
+}
+
+/* Something under the standby's backend dir changed while it was held. */
+static void monitor_standby(struct sfc *c, uint64_t now)
+{
+    int st = sfx_backend_state(&c->sx);
+    if (c->sb_phase != SFC_UP || st == XenbusStateConnected)
+        return;
+    sfc_log(c, SF_LOG_INFO, "standby backend %s went %s; its idle connection is dropped", c->sx.be,
+            st < 0 ? "away" : xsu_state_name(st));
+    sb_retry_later(c, now);
 }
 
 /* A domain went away somewhere: is it our backend's? The answer is used
  * only when the call worked (an unprivileged guest may not ask). */
-static void on_release(struct sfc *c)
+static void on_release(struct sfc *c, uint64_t now)
 {
     if (!c->xs_rel)
         return;
@@ -304,11 +568,17 @@ static void on_release(struct sfc *c)
         rel = true;
         free(w);
     }
-    if (!rel || c->phase == SFC_DOWN)
+    if (!rel)
         return;
     errno = 0;
-    if (!xs_is_domain_introduced(c->xs_rel, c->x.be_id) && errno == 0)
+    if (c->phase != SFC_DOWN && !xs_is_domain_introduced(c->xs_rel, c->x.be_id) && errno == 0)
         sfc_fault(c, SF_BACKEND_VANISHED, "driver domain %u is gone (@releaseDomain)", c->x.be_id);
+    errno = 0;
+    if (c->sb_phase != SFC_DOWN && !xs_is_domain_introduced(c->xs_rel, c->sx.be_id) && errno == 0) {
+        sfc_log(c, SF_LOG_INFO, "standby domain %u is gone; its idle connection is dropped",
+                c->sx.be_id);
+        sb_retry_later(c, now);
+    }
 }
 
 /* ---- the owner's loop ---- */
@@ -317,23 +587,31 @@ void sfc_pollfds(const struct sfc *c, struct pollfd *p)
 {
     p[0] = (struct pollfd){.fd = c->x_open ? sfx_fd(&c->x) : -1, .events = POLLIN};
     p[1] = (struct pollfd){.fd = c->xs_rel ? xs_fileno(c->xs_rel) : -1, .events = POLLIN};
+    p[2] = (struct pollfd){.fd = c->sx_open ? sfx_fd(&c->sx) : -1, .events = POLLIN};
 }
 
 void sfc_step(struct sfc *c, uint64_t now)
 {
     unsigned ev = sfx_events(&c->x);
-    if (ev & SFX_EV_GENERATION)
+    /* The generation first: a promotion removes shadow/standby in the same
+     * transaction, and the connection it names is the one to switch to. */
+    if (ev & (SFX_EV_GENERATION | SFX_EV_STANDBY))
         on_generation(c);
     if (c->phase == SFC_UP && (ev & SFX_EV_BACKEND))
         monitor_backend(c);
-    on_release(c);
+    if (ev & SFX_EV_STANDBY)
+        on_standby(c);
+    if (c->sx_open && (sfx_events(&c->sx) & SFX_EV_BACKEND))
+        monitor_standby(c, now);
+    on_release(c, now);
     if (c->phase != SFC_UP)
         drive_handshake(c, now);
+    drive_standby(c, now);
 }
 
 int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms)
 {
-    if (c->phase != SFC_UP)
+    if (c->phase != SFC_UP || (c->sx_open && c->sb_phase != SFC_UP && !c->sb_refused))
         return (int)DOWN_TICK_MS;
     uint64_t oldest;
     if (!oldest_of(c, &oldest))
@@ -360,13 +638,23 @@ void sfc_begin(struct sfc *c)
 {
     if (sfx_read_generation(&c->x, &c->gen) < 0)
         c->gen = 0;
+    char be[SFX_PATH_MAX], dir[SFX_PATH_MAX];
+    unsigned id;
+    /* After a promotion the device's connection is in a slot (a frontend
+     * restarted there connects there). */
+    if (sfx_peek_backend(&c->x, be, sizeof(be), &id) == 0) {
+        link_dir_for(c, be, dir, sizeof(dir));
+        sfx_set_link_dir(&c->x, dir);
+    }
     if (sfx_read_backend(&c->x) < 0)
         sfc_log(c, SF_LOG_ERR, "cannot use %s/backend and backend-id (%m); waiting", c->device);
     set_fe_state(c, XenbusStateInitialising);
+    on_standby(c);
 }
 
 void sfc_end(struct sfc *c)
 {
+    sb_drop(c, NULL);
     teardown(c);
     set_fe_state(c, XenbusStateClosed);
 }
@@ -402,6 +690,9 @@ void sfc_close(struct sfc *c)
     if (c->xs_rel)
         xs_close(c->xs_rel);
     c->xs_rel = NULL;
+    if (c->sx_open)
+        sfx_close(&c->sx);
+    c->sx_open = false;
     if (c->x_open)
         sfx_close(&c->x);
     c->x_open = false;

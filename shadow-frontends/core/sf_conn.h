@@ -20,7 +20,11 @@
  *     connection, and a backend that connects but is unusable all write
  *     Closed and retry after SETUP_RETRY_MS;
  *   - the frontend is Connected once the backend is; before that, once its
- *     transport keys are written, it writes the class's setup_state.
+ *     transport keys are written, it writes the class's setup_state;
+ *   - with a hot standby (a class with the standby ops), a second connection
+ *     is made in the slot FE/shadow/standby names and held idle; when the
+ *     toolstack points FE/backend at it, the device switches to it without a
+ *     handshake (promote) and replays.
  */
 #ifndef SF_CONN_H
 #define SF_CONN_H
@@ -34,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SFC_NFDS     2 /* pollfds the driver needs (sfc_pollfds) */
+#define SFC_NFDS     3 /* pollfds the driver needs (sfc_pollfds) */
 #define SFC_MISMATCH 1 /* setup/connect: not the device we had; it fails */
 
 enum sfc_phase {
@@ -72,6 +76,26 @@ struct sfc_ops {
     bool (*oldest)(void *cls, uint64_t *since);
     /* Optional: the recovery state (rec.state) may have changed. */
     void (*state_changed)(void *cls);
+
+    /* Optional, all four or none: the hot standby (schema.md, "The hot
+     * standby's connection"). A class without them holds no second
+     * connection, and a promotion reads to it as a rewire (a handshake in
+     * the slot). A second transport, in the slot sx->fe, to the standby's
+     * backend sx->be: set up and connected like the first, never used until
+     * promote. Set up for the backend in InitWait: as setup, keys into the
+     * slot. */
+    int (*standby_setup)(void *cls, struct sfx *sx, char *why, size_t len);
+    /* The standby's backend is Connected: read and check what it offers
+     * (the same device) and keep it for promote; issue nothing. 0 with
+     * what; -1 (retried); SFC_MISMATCH (dropped until the slot changes). */
+    int (*standby_connect)(void *cls, struct sfx *sx, char *what, size_t len);
+    /* Drop the standby transport (its keys removed from the slot); safe
+     * when there is none. */
+    void (*standby_teardown)(void *cls, struct sfx *sx);
+    /* The failed transport is gone (isolate and teardown ran): the standby
+     * transport becomes the live one, x its link now (in the slot), and what
+     * connect restores on a new backend is restored. As connect returns. */
+    int (*promote)(void *cls, struct sfx *x, char *what, size_t len);
 };
 
 struct sfc_config {
@@ -100,6 +124,14 @@ struct sfc {
     uint64_t hs_since, hs_retry_at;
     bool asked_close;
     uint64_t last_alive; /* the backend's last valid response */
+    /* the hot standby's idle connection (ops->promote set) */
+    struct sfx sx;
+    bool sx_open;
+    enum sfc_phase sb_phase;
+    char sb_slot[16]; /* the slot it is in ("" none) */
+    bool sb_refused;  /* standby_connect said another device: until the slot changes */
+    uint64_t sb_since, sb_retry_at;
+    uint64_t promotions; /* recoveries that switched to the standby */
 };
 
 /* Connect to xenstore and set the watches (logged on failure). 0 or -1. */
@@ -111,6 +143,13 @@ void sfc_close(struct sfc *c);
 void sfc_begin(struct sfc *c);
 /* Stop: tear the transport down, write Closed. */
 void sfc_end(struct sfc *c);
+
+/* The hot standby's connection is Connected and idle. */
+bool sfc_standby_up(const struct sfc *c);
+/* The class found the standby's idle transport broken (a response it never
+ * asked for): drop it and set it up afresh, as when its backend goes away;
+ * the device's own connection is not touched. Logged. */
+void sfc_standby_fault(struct sfc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Fill p[0..SFC_NFDS) with the driver's fds (POLLIN; -1 where none). */
 void sfc_pollfds(const struct sfc *c, struct pollfd *p);

@@ -14,6 +14,7 @@
 #include <xen/xen.h>
 
 #define TOKEN_GEN "sf-gen"
+#define TOKEN_SB  "sf-standby"
 #define TOKEN_BE  "sf-be-" /* followed by the epoch */
 
 static bool valid_path(const char *p, bool absolute)
@@ -29,26 +30,38 @@ static bool valid_path(const char *p, bool absolute)
     return true;
 }
 
-int sfx_open(struct sfx *x, const char *device)
+int sfx_open_link(struct sfx *x, const char *slot_dir)
 {
     memset(x, 0, sizeof(*x));
-    if (!valid_path(device, false) || device[0] == '@') {
+    if (!valid_path(slot_dir, false) || slot_dir[0] == '@') {
         errno = EINVAL;
         return -1;
     }
-    snprintf(x->fe, sizeof(x->fe), "%s", device);
+    snprintf(x->dev, sizeof(x->dev), "%s", slot_dir);
+    snprintf(x->fe, sizeof(x->fe), "%s", slot_dir);
     x->xs = xs_open(0);
-    if (!x->xs)
+    return x->xs ? 0 : -1;
+}
+
+int sfx_open(struct sfx *x, const char *device)
+{
+    if (sfx_open_link(x, device) < 0)
         return -1;
-    char path[SFX_PATH_MAX + 32];
-    if (!xsu_path(path, sizeof(path), x->fe, USK_FE_GENERATION) ||
-        !xs_watch(x->xs, path, TOKEN_GEN)) {
+    char gen[SFX_PATH_MAX + 32], sb[SFX_PATH_MAX + 32];
+    if (!xsu_path(gen, sizeof(gen), x->dev, USK_FE_GENERATION) ||
+        !xsu_path(sb, sizeof(sb), x->dev, USK_FE_STANDBY) || !xs_watch(x->xs, gen, TOKEN_GEN) ||
+        !xs_watch(x->xs, sb, TOKEN_SB)) {
         int e = errno;
         sfx_close(x);
         errno = e;
         return -1;
     }
     return 0;
+}
+
+void sfx_set_link_dir(struct sfx *x, const char *fe)
+{
+    snprintf(x->fe, sizeof(x->fe), "%s", fe);
 }
 
 void sfx_close(struct sfx *x)
@@ -78,6 +91,8 @@ unsigned sfx_events(struct sfx *x)
     while ((w = xs_check_watch(x->xs)) != NULL) {
         if (!strcmp(w[XS_WATCH_TOKEN], TOKEN_GEN))
             ev |= SFX_EV_GENERATION;
+        else if (!strcmp(w[XS_WATCH_TOKEN], TOKEN_SB))
+            ev |= SFX_EV_STANDBY;
         else if (!strcmp(w[XS_WATCH_TOKEN], be_token))
             ev |= SFX_EV_BACKEND;
         /* events of an older backend watch are stale: dropped */
@@ -86,23 +101,47 @@ unsigned sfx_events(struct sfx *x)
     return ev;
 }
 
-int sfx_read_backend(struct sfx *x)
+int sfx_peek_backend(struct sfx *x, char *out, size_t len, unsigned *be_id)
 {
-    char *be = xsu_read(x->xs, XBT_NULL, x->fe, PVK_BACKEND, SFX_PATH_MAX - 1);
+    char *be = xsu_read(x->xs, XBT_NULL, x->dev, PVK_BACKEND, SFX_PATH_MAX - 1);
     if (!be)
         return -1;
     uint64_t id;
     if (!valid_path(be, true) ||
-        xsu_read_u64(x->xs, XBT_NULL, x->fe, PVK_BACKEND_ID, DOMID_FIRST_RESERVED - 1, &id) < 0) {
+        xsu_read_u64(x->xs, XBT_NULL, x->dev, PVK_BACKEND_ID, DOMID_FIRST_RESERVED - 1, &id) < 0) {
         free(be);
         if (errno != ENOENT)
             errno = EINVAL;
         return -1;
     }
-    if (x->be_watched && !strcmp(be, x->be) && id == x->be_id) {
-        free(be);
+    snprintf(out, len, "%s", be);
+    free(be);
+    *be_id = (unsigned)id;
+    return 0;
+}
+
+int sfx_read_standby(struct sfx *x, char *slot, size_t len)
+{
+    char *v = xsu_read(x->xs, XBT_NULL, x->dev, USK_FE_STANDBY, 16);
+    if (!v)
+        return -1;
+    bool ok = !strcmp(v, USK_FE_SLOT_A) || !strcmp(v, USK_FE_SLOT_B);
+    if (ok)
+        snprintf(slot, len, "%s", v);
+    free(v);
+    if (!ok)
+        errno = EINVAL;
+    return ok ? 0 : -1;
+}
+
+int sfx_read_backend(struct sfx *x)
+{
+    char be[SFX_PATH_MAX];
+    unsigned id;
+    if (sfx_peek_backend(x, be, sizeof(be), &id) < 0)
+        return -1;
+    if (x->be_watched && !strcmp(be, x->be) && id == x->be_id)
         return 0;
-    }
     char token[32];
     if (x->be_watched) {
         snprintf(token, sizeof(token), TOKEN_BE "%u", x->be_epoch);
@@ -110,8 +149,7 @@ int sfx_read_backend(struct sfx *x)
         x->be_watched = false;
     }
     snprintf(x->be, sizeof(x->be), "%s", be);
-    free(be);
-    x->be_id = (unsigned)id;
+    x->be_id = id;
     x->be_epoch++;
     snprintf(token, sizeof(token), TOKEN_BE "%u", x->be_epoch);
     if (!xs_watch(x->xs, x->be, token))
@@ -122,7 +160,7 @@ int sfx_read_backend(struct sfx *x)
 
 int sfx_read_generation(struct sfx *x, uint64_t *gen)
 {
-    return xsu_read_u64_default(x->xs, XBT_NULL, x->fe, USK_FE_GENERATION, UINT64_MAX, 0, gen);
+    return xsu_read_u64_default(x->xs, XBT_NULL, x->dev, USK_FE_GENERATION, UINT64_MAX, 0, gen);
 }
 
 int sfx_backend_state(struct sfx *x)
@@ -144,6 +182,15 @@ int sfx_write(struct sfx *x, const char *key, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     int r = xsu_vprintf(x->xs, XBT_NULL, x->fe, key, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+int sfx_write_dev(struct sfx *x, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = xsu_vprintf(x->xs, XBT_NULL, x->dev, key, fmt, ap);
     va_end(ap);
     return r;
 }

@@ -18,18 +18,30 @@
 /* Event bits from sfx_events. */
 #define SFX_EV_GENERATION 0x1u /* shadow/generation may have changed */
 #define SFX_EV_BACKEND    0x2u /* something under the backend dir changed */
+#define SFX_EV_STANDBY    0x4u /* shadow/standby may have changed */
 
+/* A link: the dir one connection's keys go in (fe) and its backend. The
+ * device's own link has fe == dev, the device dir, and also watches its
+ * shadow/generation and shadow/standby; a hot standby's link is in a slot
+ * (schema.md, "The hot standby's connection"), dev == fe == the slot, and
+ * watches only its backend. A promotion moves the device's link into the
+ * slot: fe changes, dev (where backend and the shadow keys are) does not. */
 struct sfx {
     struct xs_handle *xs;
-    char fe[SFX_PATH_MAX]; /* the device dir */
-    char be[SFX_PATH_MAX]; /* its backend dir, "" until read */
+    char dev[SFX_PATH_MAX]; /* where backend, backend-id and shadow/ are */
+    char fe[SFX_PATH_MAX];  /* the connection's frontend dir: state, transport keys */
+    char be[SFX_PATH_MAX];  /* its backend dir, "" until read */
     unsigned be_id;
     unsigned be_epoch; /* bumped when the backend watch moves */
     bool be_watched;
 };
 
-/* Connect to xenstore and watch device/shadow/generation. 0 or -1 (errno). */
+/* Connect to xenstore and watch device/shadow/generation and
+ * device/shadow/standby. 0 or -1 (errno). */
 int sfx_open(struct sfx *x, const char *device);
+/* A standby's link in the slot dir (device/shadow/<slot>): its own
+ * connection, no watch until sfx_read_backend. 0 or -1 (errno). */
+int sfx_open_link(struct sfx *x, const char *slot_dir);
 /* NULL-safe on a zeroed or half-opened sfx. */
 void sfx_close(struct sfx *x);
 
@@ -44,16 +56,28 @@ unsigned sfx_events(struct sfx *x);
  * differ from what we had, move the backend watch there. Returns 1 if they
  * changed, 0 if not, -1 (errno) if unreadable or invalid. */
 int sfx_read_backend(struct sfx *x);
+/* dev/backend and backend-id as sfx_read_backend checks them, without
+ * moving any watch. 0 or -1 (errno). */
+int sfx_peek_backend(struct sfx *x, char *be, size_t len, unsigned *be_id);
+/* dev/shadow/standby: the slot's name (slot-a or slot-b) in slot; 0, or -1
+ * (errno: ENOENT when absent, EINVAL when not a slot's name). */
+int sfx_read_standby(struct sfx *x, char *slot, size_t len);
+/* The connection's dir moves (a promotion: into the slot). */
+void sfx_set_link_dir(struct sfx *x, const char *fe);
 /* device/shadow/generation; absent reads as 0. 0 or -1 (errno). */
 int sfx_read_generation(struct sfx *x, uint64_t *gen);
 /* The backend's XenbusState, or -1 (errno; ENOENT when the dir is gone). */
 int sfx_backend_state(struct sfx *x);
 /* Our XenbusState. 0 or -1 (errno). */
 int sfx_set_state(struct sfx *x, int state);
-/* Write device/key (one of the USK_FE_* keys, or a protocol key). */
+/* Write fe/key (a protocol key of the connection). */
 int sfx_write(struct sfx *x, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Remove device/key; absent is fine. */
+/* Write dev/key (one of the USK_FE_* keys: the device's, wherever its
+ * connection is). */
+int sfx_write_dev(struct sfx *x, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Remove fe/key; absent is fine. */
 int sfx_remove(struct sfx *x, const char *key);
 
 #endif

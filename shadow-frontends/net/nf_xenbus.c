@@ -39,7 +39,7 @@ static int read_mac(struct sfx *x, const char *dir, uint8_t mac[6])
 
 int nf_read_fe_mac(struct sfx *x, uint8_t mac[6])
 {
-    return read_mac(x, x->fe, mac);
+    return read_mac(x, x->dev, mac);
 }
 
 static int read_flag(struct sfx *x, const char *key, bool *out)

@@ -82,7 +82,7 @@ static int sn_setup(void *arg, struct sfx *x, char *why, size_t len)
                    x->be_id);
             return -1;
         }
-    if (sn_write_transport(x, SNDIF_VERSION, d->st, d->nst) < 0) {
+    if (sn_write_transport(x, SNDIF_VERSION, d->st, d->nst, false) < 0) {
         sn_log(d, false, "xenstore: write the transport keys in %s: %m; retrying", d->cfg.device);
         return -1;
     }
@@ -146,6 +146,62 @@ static bool sn_oldest(void *arg, uint64_t *since)
     return any;
 }
 
+/* ---- the hot standby: every stream's transport shared with it, idle ---- */
+
+static void sn_standby_teardown(void *arg, struct sfx *sx)
+{
+    struct sn_dev *d = arg;
+    for (unsigned i = 0; i < d->nst; i++)
+        sn_stream_standby_teardown(&d->st[i]);
+    sn_remove_transport(sx, d->st, d->nst);
+}
+
+static int sn_standby_setup(void *arg, struct sfx *sx, char *why, size_t len)
+{
+    struct sn_dev *d = arg;
+    char seen[64];
+    int r = sn_backend_offers(sx, SNDIF_VERSION, seen, sizeof(seen));
+    if (r < 0) {
+        sn_log(d, false, "standby backend %s: versions: %m; retrying", sx->be);
+        return -1;
+    }
+    if (r == 0) {
+        snprintf(why, len, "it offers sndif versions '%s'; this frontend needs %u", seen,
+                 SNDIF_VERSION);
+        return SFC_MISMATCH;
+    }
+    for (unsigned i = 0; i < d->nst; i++)
+        if (sn_stream_standby_setup(&d->st[i], d->gs, d->xce, sx->be_id) < 0) {
+            sn_log(d, false, "stream %u: share a standby ring with domain %u: %m; retrying", i,
+                   sx->be_id);
+            return -1;
+        }
+    if (sn_write_transport(sx, SNDIF_VERSION, d->st, d->nst, true) < 0) {
+        sn_log(d, false, "xenstore: write the transport keys in %s: %m; retrying", sx->fe);
+        return -1;
+    }
+    return 0;
+}
+
+static int sn_standby_connect(void *arg, struct sfx *sx, char *what, size_t len)
+{
+    struct sn_dev *d = arg;
+    (void)sx;
+    snprintf(what, len, "%u stream transport%s shared, nothing open", d->nst,
+             d->nst == 1 ? "" : "s");
+    return 0;
+}
+
+/* The failed transports are gone: the standby's are the streams' now, and
+ * they reopen on them as on any new backend. */
+static int sn_promote(void *arg, struct sfx *x, char *what, size_t len)
+{
+    struct sn_dev *d = arg;
+    for (unsigned i = 0; i < d->nst; i++)
+        sn_stream_promote(&d->st[i]);
+    return sn_connect(arg, x, false, what, len);
+}
+
 static const struct sfc_ops sn_conn_ops = {
     /* sndif.h: the frontend is Initialised once its keys are written; the
      * backend then connects. */
@@ -156,6 +212,10 @@ static const struct sfc_ops sn_conn_ops = {
     .isolate = sn_isolate,
     .fail = sn_fail,
     .oldest = sn_oldest,
+    .standby_setup = sn_standby_setup,
+    .standby_connect = sn_standby_connect,
+    .standby_teardown = sn_standby_teardown,
+    .promote = sn_promote,
 };
 
 /* ---- the loop ---- */
@@ -181,7 +241,7 @@ static void finish_recovery(struct sn_dev *d, uint64_t now)
                                   "; stream %u/%u gap %" PRIu64 " ms (%" PRIu64 " frames dropped)",
                                   s->cfg.pcm_idx, s->cfg.idx, ms, s->gap_frames);
     }
-    if (sfx_write(&d->c.x, USK_FE_LAST_GAP, "%" PRIu64, gap) < 0)
+    if (sfx_write_dev(&d->c.x, USK_FE_LAST_GAP, "%" PRIu64, gap) < 0)
         sn_log(d, false, "xenstore write %s/%s: %m", d->cfg.device, USK_FE_LAST_GAP);
     sfc_replayed(&d->c, now, extra);
 }
@@ -280,7 +340,7 @@ int sn_dev_open(struct sn_dev *d, const struct sn_config *cfg)
     if (sfc_open(&d->c, &sn_conn_ops, d, &cc) < 0)
         return -1;
     char msg[512];
-    if (sndc_read(sfx_xs(&d->c.x), d->c.x.fe, &d->card, msg, sizeof(msg)) < 0) {
+    if (sndc_read(sfx_xs(&d->c.x), d->c.x.dev, &d->card, msg, sizeof(msg)) < 0) {
         sn_log(d, false, "the card in %s: %s", cfg->device, msg);
         return -1;
     }

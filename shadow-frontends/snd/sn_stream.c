@@ -66,6 +66,7 @@ void sn_stream_init(struct sn_stream *s, const struct sn_host *host, unsigned in
 void sn_stream_free(struct sn_stream *s)
 {
     sn_ring_teardown(&s->r);
+    sn_ring_teardown(&s->sb);
     free(s->win);
     s->win = NULL;
 }
@@ -603,16 +604,43 @@ void sn_stream_detach(struct sn_stream *s, uint64_t now)
 
 /* ---- the backend ---- */
 
+static void transport_up(struct sn_stream *s)
+{
+    s->up = true;
+    s->be = SN_BE_CLOSED;
+    s->be_started = s->be_paused = s->be_dirty = s->open_wanted = false;
+    s->woff = s->inflight = 0;
+}
+
 int sn_stream_setup(struct sn_stream *s, xengntshr_handle *gs, xenevtchn_handle *xce,
                     uint32_t domid)
 {
     if (sn_ring_setup(&s->r, gs, xce, domid) < 0)
         return -1;
-    s->up = true;
-    s->be = SN_BE_CLOSED;
-    s->be_started = s->be_paused = s->be_dirty = s->open_wanted = false;
-    s->woff = s->inflight = 0;
+    transport_up(s);
     return 0;
+}
+
+int sn_stream_standby_setup(struct sn_stream *s, xengntshr_handle *gs, xenevtchn_handle *xce,
+                            uint32_t domid)
+{
+    sn_ring_teardown(&s->sb);
+    return sn_ring_setup(&s->sb, gs, xce, domid);
+}
+
+void sn_stream_standby_teardown(struct sn_stream *s)
+{
+    sn_ring_teardown(&s->sb);
+}
+
+void sn_stream_promote(struct sn_stream *s)
+{
+    sn_ring_teardown(&s->r);
+    /* The ring's state holds pointers to its shared pages, none into itself:
+     * it moves as a value. */
+    s->r = s->sb;
+    memset(&s->sb, 0, sizeof(s->sb));
+    transport_up(s);
 }
 
 void sn_stream_lost(struct sn_stream *s, uint64_t now)

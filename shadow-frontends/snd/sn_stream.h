@@ -61,6 +61,8 @@ struct sn_stream {
     /* The transport to the backend now connected (none while down). */
     struct sn_ring r;
     bool up;
+    /* A hot standby's transport, set up and idle until promoted (sn_dev.c). */
+    struct sn_ring sb;
     enum sn_be be;
     bool be_started; /* TRIGGER START sent since the OPEN */
     bool be_paused;
@@ -140,6 +142,13 @@ void sn_stream_detach(struct sn_stream *s, uint64_t now);
 /* A transport for domid (setup of the connection). 0 or -1 (errno). */
 int sn_stream_setup(struct sn_stream *s, xengntshr_handle *gs, xenevtchn_handle *xce,
                     uint32_t domid);
+/* The hot standby's transport: shared with domid and held idle, dropped,
+ * or made the live one (after sn_stream_teardown of the failed one; then
+ * sn_stream_connected reopens on it). */
+int sn_stream_standby_setup(struct sn_stream *s, xengntshr_handle *gs, xenevtchn_handle *xce,
+                            uint32_t domid);
+void sn_stream_standby_teardown(struct sn_stream *s);
+void sn_stream_promote(struct sn_stream *s);
 /* The backend is connected: reopen and restore what the program had. */
 void sn_stream_connected(struct sn_stream *s, uint64_t now);
 /* The backend failed: note how far it played (before the transport goes). */

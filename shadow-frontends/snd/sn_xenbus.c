@@ -34,6 +34,7 @@ struct keys {
     unsigned version;
     const struct sn_stream *st;
     unsigned n;
+    bool standby;
 };
 
 /* The stream's dir relative to the device dir: "<pcm>/<stream>". */
@@ -50,26 +51,28 @@ static int write_keys(struct xs_handle *xs, xs_transaction_t t, void *arg)
         return -1;
     for (unsigned i = 0; i < k->n; i++) {
         const struct sn_stream *s = &k->st[i];
+        const struct sn_ring *r = k->standby ? &s->sb : &s->r;
         char key[64];
         rel(s, key, sizeof(key), PVK_RING_REF);
-        if (xsu_printf(xs, t, fe, key, "%u", s->r.ring_ref) < 0)
+        if (xsu_printf(xs, t, fe, key, "%u", r->ring_ref) < 0)
             return -1;
         rel(s, key, sizeof(key), PVK_EVENT_CHANNEL);
-        if (xsu_printf(xs, t, fe, key, "%u", s->r.port) < 0)
+        if (xsu_printf(xs, t, fe, key, "%u", r->port) < 0)
             return -1;
         rel(s, key, sizeof(key), PVK_SND_EVT_RING_REF);
-        if (xsu_printf(xs, t, fe, key, "%u", s->r.evt_ref) < 0)
+        if (xsu_printf(xs, t, fe, key, "%u", r->evt_ref) < 0)
             return -1;
         rel(s, key, sizeof(key), PVK_SND_EVT_EVENT_CHANNEL);
-        if (xsu_printf(xs, t, fe, key, "%u", s->r.evt_port) < 0)
+        if (xsu_printf(xs, t, fe, key, "%u", r->evt_port) < 0)
             return -1;
     }
     return 0;
 }
 
-int sn_write_transport(struct sfx *x, unsigned version, const struct sn_stream *st, unsigned n)
+int sn_write_transport(struct sfx *x, unsigned version, const struct sn_stream *st, unsigned n,
+                       bool standby)
 {
-    struct keys k = {.x = x, .version = version, .st = st, .n = n};
+    struct keys k = {.x = x, .version = version, .st = st, .n = n, .standby = standby};
     return xsu_txn(sfx_xs(x), write_keys, &k, NULL);
 }
 

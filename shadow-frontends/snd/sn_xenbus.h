@@ -13,8 +13,10 @@
  * (errno; ENOENT when it wrote none) with its value (or "") in seen. */
 int sn_backend_offers(struct sfx *x, unsigned v, char *seen, size_t len);
 /* version, then each stream's ring-ref, event-channel, evt-ring-ref and
- * evt-event-channel. 0 or -1 (errno). */
-int sn_write_transport(struct sfx *x, unsigned version, const struct sn_stream *st, unsigned n);
+ * evt-event-channel, of its live transport or (standby) of its hot
+ * standby's, into x's dir. 0 or -1 (errno). */
+int sn_write_transport(struct sfx *x, unsigned version, const struct sn_stream *st, unsigned n,
+                       bool standby);
 /* Remove them again (a torn-down transport names nothing). */
 void sn_remove_transport(struct sfx *x, const struct sn_stream *st, unsigned n);
 

@@ -25,6 +25,13 @@
 #                          unless PID (the program) still runs, replace the driver domain
 #                          (drv0, drv1, ...: replace_sndback), wait until the card is
 #                          live again; SND_GAPS gets each recovery's shadow/last-gap
+#   attach_standby GUEST NAME SLOT   a hot standby (schema.md, "The hot standby's
+#                          connection"): NAME started with sndback serving the slot
+#                          FE/shadow/SLOT, the slot written with the card, FE/shadow/standby
+#                          set; waits until the frontend holds it Connected; prints its domid
+#   promote_standby OLD GUEST DOMID   fence OLD (pause), point the card at DOMID's backend
+#                          (held in a slot), bump the generation, drop FE/shadow/standby,
+#                          then destroy OLD in the background
 #   sf_key GUEST KEY       a key of the card's frontend dir (empty if absent)
 #   sf_live_n GUEST N      shadow/state live and shadow/recoveries >= N
 #   snd_gaps               the recording's gaps, one "missing_frames stream_ms" a line
@@ -109,6 +116,42 @@ snd_faults() {
         SND_GAPS+=("$(sf_key "$guest" shadow/last-gap)")
         log "fault $i: '$(sf_key "$guest" shadow/report)'; $(sf_key "$guest" shadow/last-recovery) gap=${SND_GAPS[-1]} ms"
     done
+}
+
+slot_connected() { [ "$(xenstore-read "$1/state" 2>/dev/null)" = 4 ]; }
+
+attach_standby() {
+    local g=$1 name=$2 slot=$3 d fe sd be kv
+    d=$(sndback_dom "$name") || fail "attach_standby: create $name"
+    fe=$(vsnd_fe "$g" "$DEV")
+    sd=$fe/shadow/$slot
+    be=$(vsnd_be "$d" "$g" "$DEV")
+    xenstore-rm "$sd" 2>/dev/null || true
+    xenstore-write "$sd/backend" "$be" "$sd/backend-id" "$d" "$sd/state" 1 ||
+        fail "attach_standby: write $sd"
+    for kv in "${VSND_CARD[@]}"; do
+        xenstore-write "$sd/${kv%%=*}" "${kv#*=}" || fail "attach_standby: write $sd/${kv%%=*}"
+    done
+    xenstore-chmod -r "$sd" "n$g" "r$d" || fail "attach_standby: chmod $sd"
+    xenstore-write "$be/frontend" "$sd" "$be/frontend-id" "$g" "$be/online" 1 "$be/state" 1 ||
+        fail "attach_standby: write $be"
+    xenstore-chmod -r "$be" "n$d" "r$g" || fail "attach_standby: chmod $be"
+    sndback_go "$name" "$g" "$DEV"
+    xenstore-write "$fe/shadow/standby" "$slot" || fail "attach_standby: write $fe/shadow/standby"
+    wait_for 10 slot_connected "$sd"
+    echo "$d"
+}
+
+promote_standby() {
+    local old=$1 g=$2 d=$3 fe gen
+    fe=$(vsnd_fe "$g" "$DEV")
+    "$XENSIM" pause "$old" >/dev/null 2>&1 || true # fenced (or gone already)
+    gen=$(xenstore-read "$fe/shadow/generation" 2>/dev/null || echo 0)
+    xenstore-write "$fe/backend" "$(vsnd_be "$d" "$g" "$DEV")" "$fe/backend-id" "$d" ||
+        fail "promote: write $fe"
+    xenstore-write "$fe/shadow/generation" $((gen + 1)) || fail "promote: bump generation"
+    xenstore-rm "$fe/shadow/standby" || fail "promote: remove $fe/shadow/standby"
+    ("$XENSIM" destroy "$old" >/dev/null 2>&1 &)
 }
 
 sf_key() { xenstore-read "$(vsnd_fe "$1" "$DEV")/$2" 2>/dev/null || true; }
