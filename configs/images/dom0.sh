@@ -2,7 +2,8 @@
 # dom0.sh - the Xen host image: dom0-base.sh's Debian root plus Understudy's
 # dom0 side: shadowd, shadowd-priv and shadowctl (with the libraries they need), the
 # shadowd systemd unit (enabled) and /etc/understudy/shadowd.conf (libxl
-# driver), the xl configs of configs/xl/ in /etc/xen, and the driver-domain
+# driver), the xl configs of configs/xl/ in /etc/xen, drv-net's uplink
+# hotplug script (configs/xen/) in /etc/xen/scripts, and the driver-domain
 # and guest images in /var/lib/understudy/{drv,guest}.
 #
 #   CACHE=DIR configs/images/dom0.sh BINDIR BASESTAGE DRVSTAGE GUESTSTAGE [FILE=DEST]...
@@ -22,10 +23,11 @@ TOP=$(cd "$IMG_SRC/../.." && pwd)
 UNIT=$TOP/configs/systemd/shadowd.service
 CONF=$IMG_SRC/shadowd.conf
 XL=("$TOP"/configs/xl/*.cfg)
+HOTPLUG=$TOP/configs/xen/vif-understudy-uplink
 extra=()
 for fd in "$@"; do extra+=("${fd%%=*}"); done
 H=$(hash_of "$0" "$IMG_SRC/lib.sh" "$BS" "$DS" "$GS" "$BINDIR/shadowd" "$BINDIR/shadowd-priv" "$BINDIR/shadowctl" \
-    "$UNIT" "$CONF" "${XL[@]}" "$*" "${extra[@]}")
+    "$UNIT" "$CONF" "${XL[@]}" "$HOTPLUG" "$*" "${extra[@]}")
 D=$(stage_dir dom0 "$H")
 if stage_done dom0 "$H"; then echo "$D"; exit 0; fi
 need_root dom0.sh "the staged tree keeps the base root's owners"
@@ -48,6 +50,7 @@ mkdir -p "$R/etc/systemd/system/multi-user.target.wants"
 ln -sf /lib/systemd/system/shadowd.service "$R/etc/systemd/system/multi-user.target.wants/"
 put "$CONF" /etc/understudy/shadowd.conf
 for x in "${XL[@]}"; do put "$x" "/etc/xen/$(basename "$x")"; done
+put "$HOTPLUG" /etc/xen/scripts/vif-understudy-uplink 755
 put "$DS/vmlinux" /var/lib/understudy/drv/vmlinux
 put "$DS/initrd.img" /var/lib/understudy/drv/initrd.img
 put "$GS/vmlinuz" /var/lib/understudy/guest/vmlinuz
