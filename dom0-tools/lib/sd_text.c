@@ -272,3 +272,65 @@ bool sd_key_match(const char *pattern, const char *key)
         return strncmp(pattern, key, n - 1) == 0;
     return strcmp(pattern, key) == 0;
 }
+
+int sd_parse_slot(const char *v)
+{
+    if (v && !strcmp(v, USK_FE_SLOT_A))
+        return SD_SLOT_A;
+    if (v && !strcmp(v, USK_FE_SLOT_B))
+        return SD_SLOT_B;
+    return -1;
+}
+
+const char *sd_slot_name(int slot)
+{
+    return slot == SD_SLOT_A ? USK_FE_SLOT_A : slot == SD_SLOT_B ? USK_FE_SLOT_B : NULL;
+}
+
+char *sd_slot_path(char *buf, size_t len, const char *fe, int slot)
+{
+    const char *name = sd_slot_name(slot);
+    if (!name || snprintf(buf, len, "%s/" USK_FE_SLOT_DIR "/%s", fe, name) >= (int)len)
+        return NULL;
+    return buf;
+}
+
+int sd_front_which(const char *fe, const char *front)
+{
+    size_t n = strlen(fe);
+    if (strncmp(front, fe, n))
+        return -1;
+    if (!front[n])
+        return 0;
+    if (front[n] != '/' || strncmp(front + n + 1, USK_FE_SLOT_DIR "/", strlen(USK_FE_SLOT_DIR) + 1))
+        return -1;
+    return sd_parse_slot(front + n + 1 + strlen(USK_FE_SLOT_DIR) + 1);
+}
+
+bool sd_fe_protocol_key(const char *name)
+{
+    /* schema.md, "The hot standby's connection": the keys a frontend writes
+     * for one connection, in any of the PV protocols we speak (blkif,
+     * netif, sndif - whose per-stream ring keys match the same names). */
+    static const char *const keys[] = {
+        "state",
+        "protocol",
+        "version",
+        "ring-ref*",
+        "ring-page-order",
+        "num-ring-pages",
+        "event-channel*",
+        "evt-ring-ref",
+        "evt-event-channel",
+        "tx-ring-ref",
+        "rx-ring-ref",
+        "request-*",
+        "feature-*",
+        "multi-queue-num-queues",
+        "queue-*",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (sd_key_match(keys[i], name))
+            return true;
+    return false;
+}

@@ -62,6 +62,26 @@ int sd_parse_inject(const char *v, uint64_t *seq, char *fault, size_t flen, uint
 /* Is fault one of USK_FAULT_*? */
 bool sd_inject_fault_known(const char *fault);
 
+/* ---- the hot standby's slots (schema.md, "The hot standby's connection") ---- */
+
+#define SD_SLOT_A 1 /* FE/shadow/slot-a */
+#define SD_SLOT_B 2 /* FE/shadow/slot-b */
+
+/* A slot's name (FE/shadow/standby's value): SD_SLOT_A or SD_SLOT_B, or -1. */
+int sd_parse_slot(const char *v);
+/* "slot-a" for SD_SLOT_A, "slot-b" for SD_SLOT_B, NULL for anything else. */
+const char *sd_slot_name(int slot);
+/* The dir of a slot below the frontend dir fe (fe/shadow/slot-a). buf, or
+ * NULL if it does not fit or slot is not one. */
+char *sd_slot_path(char *buf, size_t len, const char *fe, int slot);
+/* Which of fe's dirs front (a backend's `frontend`) names: 0 for fe itself,
+ * SD_SLOT_A or SD_SLOT_B for one of its slots, -1 for anything else. */
+int sd_front_which(const char *fe, const char *front);
+/* Is name (one component of a key's path) a key the frontend writes for its
+ * connection - state, ring-ref*, feature-*, ... (schema.md) - which is never
+ * copied into a slot? */
+bool sd_fe_protocol_key(const char *name);
+
 /* Glob match of a backend key name against a pattern with an optional
  * trailing '*' ("feature-*"). */
 bool sd_key_match(const char *pattern, const char *key);

@@ -2,10 +2,20 @@
  *
  *  pairing   FE/backend is /local/domain/<B>/backend/<type>/<G>/<devid> for
  *            the FE's own guest G and devid; FE/backend-id is B; that BE
- *            dir exists and its frontend / frontend-id point back; a BE dir
- *            whose frontend is gone or points elsewhere is orphaned
+ *            dir exists and its frontend (FE, or one of FE's slots) and
+ *            frontend-id point back; a BE dir whose frontend is gone or
+ *            points elsewhere is orphaned
  *  perms     FE dir n<G>,r<B>, every node below owned by G and readable by
- *            B; BE dir n<B>,r<G>; DRV inject n0,r<D>; shadowd's keys n0
+ *            B (but its slots); BE dir n<B>,r<G>; DRV inject n0,r<D>;
+ *            shadowd's keys n0
+ *  standby   no FE/backend names a backend dir under a standby (SD's
+ *            standby-domid); each of the standby's backend dirs names a slot
+ *            of a frontend whose shadow/standby names that slot, and the
+ *            slot's backend and backend-id point back
+ *  slots     FE/shadow/slot-a|b: its backend is a backend dir of the FE's
+ *            guest and devid whose frontend is the slot, backend-id its
+ *            domain; perms n<G>,r<its backend's domain>, below it as FE's;
+ *            FE/shadow/standby a slot's name, of a slot that exists
  *  formats   FE/state, BE/state a XenbusState; FE/shadow/generation,
  *            recoveries decimal; shadow/state a state word; shadow/report
  *            and shadow/last-recovery as schema.md says; BE/cache a cache
@@ -26,14 +36,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_NODES 512
-#define MAX_DEPTH 4
+#define MAX_NODES    512
+#define MAX_DEPTH    4
+#define MAX_STANDBYS 64
 
 struct ck {
     struct xs_handle *xs;
     FILE *out;
     struct check_result *r;
+    unsigned standby[MAX_STANDBYS]; /* SD/<name>/standby-domid of every domain */
+    unsigned nstandby;
 };
+
+static bool is_standby(const struct ck *c, unsigned domid)
+{
+    for (unsigned i = 0; i < c->nstandby; i++)
+        if (c->standby[i] == domid)
+            return true;
+    return false;
+}
 
 /* The values quoted are any domain's: a control character (a newline that
  * would forge a line of the report) is shown as \xNN. */
@@ -125,19 +146,20 @@ static void want_perms(struct ck *c, const char *path, unsigned owner, int reade
     free(p);
 }
 
-/* Every node below dir: owned by owner, readable by reader. */
+/* Every node below dir: owned by owner, readable by reader; with fe set
+ * (dir's frontend dir), not fe's slots, which have their own reader. */
 static void want_tree_perms(struct ck *c, const char *dir, unsigned owner, unsigned reader,
-                            int depth, unsigned *budget)
+                            int depth, unsigned *budget, const char *fe)
 {
     unsigned n;
     char **kids = ls(c, dir, &n);
     for (unsigned i = 0; kids && i < n && *budget; i++, (*budget)--) {
         char path[1024];
-        if (!xsu_path(path, sizeof(path), dir, kids[i]))
+        if (!xsu_path(path, sizeof(path), dir, kids[i]) || (fe && sd_front_which(fe, path) > 0))
             continue;
         want_perms(c, path, owner, (int)reader, false);
         if (depth < MAX_DEPTH)
-            want_tree_perms(c, path, owner, reader, depth + 1, budget);
+            want_tree_perms(c, path, owner, reader, depth + 1, budget, fe);
     }
     free(kids);
 }
@@ -194,6 +216,83 @@ static void check_shadow_keys(struct ck *c, const char *fe)
     }
 }
 
+/* Is be /local/domain/<B>/backend/<type>/<g>/<devid>? Then 0 and *b. */
+static int parse_be(const char *be, unsigned g, const char *devid, unsigned *b)
+{
+    unsigned bg;
+    char bt[64], bdev[64];
+    int nch = 0;
+    if (sscanf(be, "/local/domain/%u/backend/%63[a-z0-9_-]/%u/%63[0-9]%n", b, bt, &bg, bdev,
+               &nch) != 4 ||
+        be[nch] || bg != g || strcmp(bdev, devid))
+        return -1;
+    return 0;
+}
+
+/* One slot of FE (schema.md, "The hot standby's connection"). */
+static void check_slot(struct ck *c, unsigned g, const char *devid, const char *fe,
+                       const char *slot)
+{
+    char path[1024];
+    unsigned b;
+    char *be = rd(c, slot, PVK_BACKEND, 1024);
+    if (!be) {
+        viol(c, slot, "a slot without a backend");
+        return;
+    }
+    if (parse_be(be, g, devid, &b) < 0) {
+        viol(c, xsu_path(path, sizeof(path), slot, PVK_BACKEND),
+             "'%s' is not /local/domain/<drv>/backend/<type>/%u/%s", be, g, devid);
+        free(be);
+        return;
+    }
+    uint64_t id;
+    if (xsu_read_u64(c->xs, XBT_NULL, slot, PVK_BACKEND_ID, 0x7FEF, &id) < 0 || id != b)
+        viol(c, xsu_path(path, sizeof(path), slot, PVK_BACKEND_ID), "want %u, as in backend", b);
+    want_decimal(c, slot, PVK_STATE, 7, true);
+    want_perms(c, slot, g, (int)b, true);
+    unsigned budget = MAX_NODES;
+    want_tree_perms(c, slot, g, b, 0, &budget, NULL);
+    char *front = rd(c, be, PVK_FRONTEND, 1024);
+    if (!front)
+        viol(c, slot, "its backend dir %s is missing (or has no frontend key)", be);
+    else if (strcmp(front, slot))
+        viol(c, xsu_path(path, sizeof(path), be, PVK_FRONTEND), "'%s', want the slot '%s'", front,
+             slot);
+    free(front);
+    (void)fe;
+    free(be);
+}
+
+/* FE's slots, and FE/shadow/standby. */
+static void check_slots(struct ck *c, unsigned g, const char *devid, const char *fe)
+{
+    char path[1024], slot[1024];
+    for (int s = SD_SLOT_A; s <= SD_SLOT_B; s++) {
+        if (!sd_slot_path(slot, sizeof(slot), fe, s))
+            continue;
+        char *self = rd(c, slot, NULL, 64);
+        if (!self && errno == ENOENT)
+            continue;
+        free(self);
+        check_slot(c, g, devid, fe, slot);
+    }
+    char *sb = rd(c, fe, USK_FE_STANDBY, 64);
+    if (sb) {
+        int s = sd_parse_slot(sb);
+        char *self =
+            s > 0 && sd_slot_path(slot, sizeof(slot), fe, s) ? rd(c, slot, NULL, 64) : NULL;
+        if (s < 0)
+            viol(c, xsu_path(path, sizeof(path), fe, USK_FE_STANDBY),
+                 "'%s' is not slot-a or slot-b", sb);
+        else if (!self)
+            viol(c, xsu_path(path, sizeof(path), fe, USK_FE_STANDBY), "names %s, which is missing",
+                 sb);
+        free(self);
+        free(sb);
+    }
+}
+
 /* One frontend dir FE of guest g. */
 static void check_fe(struct ck *c, unsigned g, const char *type, const char *devid, const char *fe)
 {
@@ -208,32 +307,34 @@ static void check_fe(struct ck *c, unsigned g, const char *type, const char *dev
     }
     c->r->frontends++;
     char path[1024];
-    unsigned b, bg;
-    char bt[64], bdev[64];
-    int nch = 0;
-    if (sscanf(be, "/local/domain/%u/backend/%63[a-z0-9_-]/%u/%63[0-9]%n", &b, bt, &bg, bdev,
-               &nch) != 4 ||
-        be[nch] || bg != g || strcmp(bdev, devid)) {
+    unsigned b;
+    if (parse_be(be, g, devid, &b) < 0) {
         viol(c, xsu_path(path, sizeof(path), fe, PVK_BACKEND),
              "'%s' is not /local/domain/<drv>/backend/<type>/%u/%s", be, g, devid);
         free(be);
         return;
     }
+    if (is_standby(c, b))
+        viol(c, xsu_path(path, sizeof(path), fe, PVK_BACKEND),
+             "'%s' is under the standby domain %u (a standby serves nothing)", be, b);
     uint64_t id;
     if (xsu_read_u64(c->xs, XBT_NULL, fe, PVK_BACKEND_ID, 0x7FEF, &id) < 0 || id != b)
         viol(c, xsu_path(path, sizeof(path), fe, PVK_BACKEND_ID), "want %u, as in backend", b);
     want_decimal(c, fe, PVK_STATE, 7, true);
     want_perms(c, fe, g, (int)b, true);
     unsigned budget = MAX_NODES;
-    want_tree_perms(c, fe, g, b, 0, &budget);
-    if (shadow)
+    want_tree_perms(c, fe, g, b, 0, &budget, fe);
+    if (shadow) {
         check_shadow_keys(c, fe);
+        check_slots(c, g, devid, fe);
+    }
     char *front = rd(c, be, PVK_FRONTEND, 1024);
     if (!front) {
         viol(c, be, "the backend dir of %s is missing (or has no frontend key)", fe);
     } else {
-        if (strcmp(front, fe))
-            viol(c, xsu_path(path, sizeof(path), be, PVK_FRONTEND), "'%s', want '%s'", front, fe);
+        if (sd_front_which(fe, front) < 0)
+            viol(c, xsu_path(path, sizeof(path), be, PVK_FRONTEND),
+                 "'%s', want '%s' or one of its slots", front, fe);
         if (xsu_read_u64(c->xs, XBT_NULL, be, PVK_FRONTEND_ID, 0x7FEF, &id) < 0 || id != g)
             viol(c, xsu_path(path, sizeof(path), be, PVK_FRONTEND_ID), "want %u", g);
     }
@@ -286,6 +387,88 @@ static void check_drv(struct ck *c, unsigned d, const char *dom)
     }
 }
 
+/* One backend dir of a standby: a hot standby's connection (schema.md). */
+static void check_standby_be(struct ck *c, unsigned sb, const char *be)
+{
+    char path[1024], fe[1024];
+    char *front = rd(c, be, PVK_FRONTEND, 1024);
+    if (!front)
+        return; /* check_be says so */
+    /* front is FE/shadow/slot-x: FE is what is before "/shadow/". */
+    const char *cut = strstr(front, "/" USK_FE_SLOT_DIR "/");
+    int s = -1;
+    if (cut && (size_t)(cut - front) < sizeof(fe)) {
+        snprintf(fe, sizeof(fe), "%.*s", (int)(cut - front), front);
+        s = sd_front_which(fe, front);
+    }
+    if (s <= 0) {
+        viol(c, be,
+             "a backend dir of the standby domain %u whose frontend '%s' is not a slot (a "
+             "standby serves nothing)",
+             sb, front);
+        free(front);
+        return;
+    }
+    char *held = rd(c, fe, USK_FE_STANDBY, 64);
+    if (!held || sd_parse_slot(held) != s)
+        viol(c, be, "names %s, but %s/%s is '%s'", front, fe, USK_FE_STANDBY,
+             held ? held : "(absent)");
+    free(held);
+    char *back = rd(c, front, PVK_BACKEND, 1024);
+    uint64_t id;
+    if (!back || strcmp(back, be))
+        viol(c, xsu_path(path, sizeof(path), front, PVK_BACKEND), "'%s', want '%s'",
+             back ? back : "(absent)", be);
+    else if (xsu_read_u64(c->xs, XBT_NULL, front, PVK_BACKEND_ID, 0x7FEF, &id) < 0 || id != sb)
+        viol(c, xsu_path(path, sizeof(path), front, PVK_BACKEND_ID), "want %u", sb);
+    free(back);
+    free(front);
+}
+
+/* Every backend dir under the standby domain sb. */
+static void check_standby_dirs(struct ck *c, unsigned sb)
+{
+    char bk[64];
+    snprintf(bk, sizeof(bk), "/local/domain/%u/" PVK_BACKEND, sb);
+    unsigned nt;
+    char **types = ls(c, bk, &nt);
+    for (unsigned t = 0; types && t < nt; t++) {
+        char tdir[160];
+        unsigned ng;
+        snprintf(tdir, sizeof(tdir), "%s/%s", bk, types[t]);
+        char **gs = ls(c, tdir, &ng);
+        for (unsigned k = 0; gs && k < ng; k++) {
+            char gdir[256];
+            unsigned nv;
+            snprintf(gdir, sizeof(gdir), "%s/%s", tdir, gs[k]);
+            char **ids = ls(c, gdir, &nv);
+            for (unsigned j = 0; ids && j < nv; j++) {
+                char be[320];
+                snprintf(be, sizeof(be), "%s/%s", gdir, ids[j]);
+                check_standby_be(c, sb, be);
+            }
+            free(ids);
+        }
+        free(gs);
+    }
+    free(types);
+}
+
+/* The standbys' domids, before the frontends are looked at. */
+static void find_standbys(struct ck *c)
+{
+    unsigned n;
+    char **names = ls(c, USK_SD_DIR, &n);
+    for (unsigned i = 0; names && i < n && c->nstandby < MAX_STANDBYS; i++) {
+        char dir[512];
+        uint64_t id;
+        snprintf(dir, sizeof(dir), "%s/%s", USK_SD_DIR, names[i]);
+        if (xsu_read_u64(c->xs, XBT_NULL, dir, USK_SD_STANDBY_DOMID, 0x7FEF, &id) == 0)
+            c->standby[c->nstandby++] = (unsigned)id;
+    }
+    free(names);
+}
+
 static void check_shadowd(struct ck *c)
 {
     unsigned n;
@@ -314,26 +497,8 @@ static void check_shadowd(struct ck *c)
         free(sb);
         char *sbid = rd(c, dir, USK_SD_STANDBY_DOMID, 16);
         uint64_t id;
-        if (sbid && sd_parse_u64(sbid, 0x7FEF, &id) == 0) {
-            /* A standby serves nothing until it is promoted. */
-            char bk[64];
-            snprintf(bk, sizeof(bk), "/local/domain/%llu/" PVK_BACKEND, (unsigned long long)id);
-            unsigned nt;
-            char **types = ls(c, bk, &nt);
-            for (unsigned t = 0; types && t < nt; t++) {
-                char tdir[160];
-                unsigned ng;
-                snprintf(tdir, sizeof(tdir), "%s/%s", bk, types[t]);
-                char **gs = ls(c, tdir, &ng);
-                if (gs && ng)
-                    viol(c, tdir,
-                         "backend dirs under the standby domain %llu (a standby serves "
-                         "nothing)",
-                         (unsigned long long)id);
-                free(gs);
-            }
-            free(types);
-        }
+        if (sbid && sd_parse_u64(sbid, 0x7FEF, &id) == 0)
+            check_standby_dirs(c, (unsigned)id);
         free(sbid);
         want_decimal(c, dir, USK_SD_RECOVERIES, UINT64_MAX, false);
         char *lr = rd(c, dir, USK_SD_LAST_RECOVERY, 256);
@@ -356,6 +521,7 @@ int sd_check_store(struct xs_handle *xs, FILE *out, struct check_result *res)
     struct ck c = {.xs = xs, .out = out, .r = res};
     memset(res, 0, sizeof(*res));
     unsigned nd;
+    find_standbys(&c);
     char **doms = ls(&c, "/local/domain", &nd);
     if (!doms) {
         fprintf(out, "cannot list /local/domain: %s\n", strerror(errno));

@@ -46,6 +46,18 @@ struct sd_dev {
     unsigned rewire_tries;
     uint64_t rec_base; /* FE/shadow/recoveries when rewired */
     char fe_last[128]; /* FE/shadow/last-recovery when reconnected */
+    bool hot_switched; /* switched to its standby connection, Connected (rewire.c) */
+    /* The hot standby's connection (hotsb.c, schema.md): what shadowd
+     * believes of the store, reconciled from it while hot_known is false. */
+    int live_slot;         /* the serving backend's frontend: 0 FE, SD_SLOT_A/B (record.c) */
+    bool hot_known;        /* hot_slot and hot_up below are the store's */
+    int hot_slot;          /* the slot held for the standby; 0: none */
+    unsigned hot_domid;    /* the standby it is attached to */
+    uint64_t hot_since;    /* attached (or adopted) at */
+    bool hot_up;           /* its slot went Connected */
+    unsigned hot_refused;  /* the standby whose slot this frontend did not take in time */
+    uint64_t hot_retry_ms; /* next attach attempt; UINT64_MAX: at the frontend's next change */
+    bool stale_due;        /* look for a slot that is no longer live nor held */
 };
 
 #endif

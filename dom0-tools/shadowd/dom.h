@@ -4,8 +4,9 @@
  * state (struct sd). The types only; each role's functions are in its own
  * header: store.h (xenstore connection, watches), events.h (their
  * dispatch), publish.h (status keys), record.h (recording devices),
- * persist.h (state dir), detect.h, recover.h, standby.h, rewire.h,
- * status.h, metrics.h, ctl.h, log.h. */
+ * persist.h (state dir), detect.h, recover.h, standby.h, hotsb.h (the
+ * hot standby's connections), fence.h (the failed domain at a promotion),
+ * rewire.h, status.h, metrics.h, ctl.h, log.h. */
 #ifndef SD_DOM_H
 #define SD_DOM_H
 
@@ -42,6 +43,18 @@ enum sd_sbstate {
     SB_BOOTING, /* created; its agent's first heartbeat not seen yet */
     SB_READY,   /* heartbeat seen: promoted at the next failure */
     SB_FAILED,  /* past its restart budget: failures restart cold */
+};
+
+/* A failed domain after a promotion (fence.c): fenced (paused or shut
+ * down) before the standby took over, destroyed in the background after
+ * the frontends were switched. Its inst.domid is 0 while there is none; it
+ * is in <name>.devices, so a restarted shadowd destroys it too. */
+struct sd_reap {
+    struct sd_inst inst; /* its role is SD_ROLE_FENCED, the arg of its destroy */
+    bool op_pending;     /* the driver's destroy in flight */
+    uint64_t armed_ms;   /* promoted over it at */
+    uint64_t next_try_ms;
+    unsigned tries;
 };
 
 struct sd_standby {
@@ -109,6 +122,12 @@ struct sd_dom {
      * "<name>.2"; slot says which one the serving domain has */
     unsigned slot;
     struct sd_standby sb; /* its instance's role is SD_ROLE_STANDBY, the arg of its operations */
+    struct sd_reap reap;  /* the failed domain, destroyed after a promotion */
+    /* the hot standby's connections (hotsb.c) */
+    bool hot_due;          /* look at the devices' connections to the standby now */
+    uint64_t hot_next_ms;  /* ... or then */
+    unsigned hot_sb_domid; /* the standby they were last looked at for */
+    bool hot_sb_ready;
     struct sd_pub pub[PUB_KEYS];
 };
 

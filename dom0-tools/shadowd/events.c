@@ -1,6 +1,7 @@
 /* events.c - xenstore watch events, each handed to the role that asked for
  * it: @releaseDomain and heartbeats to detection, backend dirs and frontend
- * dirs to recording, frontends to the recovery in progress, the standby's
+ * dirs to recording (and the hot standby's connections in them), frontends
+ * to the recovery in progress, the standby's
  * heartbeat to the standby. Tokens name the watch and the domain (store.h);
  * every path is checked against what is watched now, so a stale event (a
  * watch dropped since) does nothing. */
@@ -9,6 +10,7 @@
 
 #include "detect.h"
 #include "dom.h"
+#include "hotsb.h"
 #include "log.h"
 #include "record.h"
 #include "recover.h"
@@ -71,6 +73,8 @@ static void dispatch(struct sd *sd, const char *path, const char *tok)
             sd_detect_report(d, v);
         else if (!*rel || !strcmp(rel, PVK_BACKEND) || !strcmp(rel, PVK_BACKEND_ID))
             sd_record_fe_check(d, v);
+        else
+            sd_hot_fe_event(d, v, rel); /* its slots, shadow/state, shadow/standby */
         if (d->state == DS_RECOVERING)
             sd_recover_fe_event(d, v);
         break;

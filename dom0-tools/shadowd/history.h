@@ -22,6 +22,7 @@ struct sd_hist {
     uint64_t detect_ms, restart_ms, rewire_ms, reconnect_ms, total_ms;
     uint64_t wall; /* CLOCK_REALTIME seconds at the end */
     bool warm;     /* a standby was promoted */
+    unsigned hot;  /* devices switched to their standby connection without a handshake */
 };
 
 /* The last SD_HISTORY of them, oldest overwritten first. */

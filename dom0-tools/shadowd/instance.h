@@ -1,8 +1,9 @@
 /* instance.h - one instance of a driver domain: a running copy of it under
  * one of its two names, in one of two roles. The serving domain (the one
  * guests' devices point at) and the warm standby (booted ahead, serving
- * nothing) are each one of these; a domain's role-specific state (its
- * recovery, the standby's readiness) is the role's own (dom.h). */
+ * nothing) are each one of these, and so is a failed domain between its
+ * fencing and its destroy after a promotion; a domain's role-specific state
+ * (its recovery, the standby's readiness) is the role's own (dom.h). */
 #ifndef SD_INSTANCE_H
 #define SD_INSTANCE_H
 
@@ -18,6 +19,7 @@ struct xs_handle;
 enum sd_role {
     SD_ROLE_SERVING = 0,
     SD_ROLE_STANDBY,
+    SD_ROLE_FENCED, /* a failed domain, fenced at a promotion, destroyed after (fence.c) */
 };
 
 /* The agent's heartbeat key (USK_DRV_HEARTBEAT) of the instance's domain.

@@ -18,6 +18,8 @@
 #include "dom.h"
 #include "drv_priv.h"
 #include "events.h"
+#include "fence.h"
+#include "hotsb.h"
 #include "instance.h"
 #include "log.h"
 #include "metrics.h"
@@ -212,6 +214,8 @@ static void drv_done(void *ctx, void *arg, enum sd_drv_op op, int rc, unsigned d
     struct sd_inst *in = arg; /* the instance the operation was for */
     if (in->role == SD_ROLE_STANDBY)
         sd_standby_done_op(in->dom, op, rc, domid, err);
+    else if (in->role == SD_ROLE_FENCED)
+        sd_reap_done_op(in->dom, op, rc, err);
     else
         sd_recover_done_op(in->dom, op, rc, domid, err);
 }
@@ -237,7 +241,9 @@ static void tick(struct sd *sd)
         }
         sd_detect_tick(d, now);
         sd_recover_tick(d, sd_now());
+        sd_reap_tick(d, sd_now()); /* after the recovery's: right after a switch */
         sd_standby_tick(d, sd_now());
+        sd_hot_tick(d, sd_now());
         if (d->devs_dirty)
             sd_persist_save_devs(d);
     }
@@ -395,6 +401,7 @@ static int open_domains(struct sd *sd, struct sd_privchan *ch)
         d->ops = &sd_drv_priv;
         sd_inst_init(&d->srv, d, SD_ROLE_SERVING);
         sd_inst_init(&d->sb.inst, d, SD_ROLE_STANDBY);
+        sd_inst_init(&d->reap.inst, d, SD_ROLE_FENCED);
         enum sd_driver_kind k = d->conf->driver;
         if (!sd->drv[k] && !(sd->drv[k] = sd_drv_priv_new(ch, k))) {
             sd_log("out of memory");

@@ -2,7 +2,8 @@
  *
  *   <name>.devices   the recorded devices of one driver domain, its domid,
  *                    its restart times (for the budget), which of its two
- *                    names it has and its standby's domid (standby.c)
+ *                    names it has, its standby's domid (standby.c) and a
+ *                    failed domain fenced and not yet destroyed (fence.c)
  *   <name>.recovery  the recovery in progress: phase, old and new domids
  *   history          one line per finished recovery, the newest last
  *
@@ -209,6 +210,8 @@ int sd_persist_save_devs(struct sd_dom *d)
                 d->next_rec_id);
     for (unsigned i = 0; i < d->srv.budget.nrestarts; i++)
         sbuf_printf(&b, "restart %llu\n", (unsigned long long)d->srv.budget.restarts[i]);
+    if (d->reap.inst.domid)
+        sbuf_printf(&b, "reap %u\n", d->reap.inst.domid);
     for (unsigned i = 0; i < d->ndevs; i++) {
         const struct sd_dev *v = d->devs[i];
         if (!v->paired)
@@ -299,6 +302,11 @@ int sd_persist_load_devs(struct sd_dom *d)
                 why = "bad slot";
             else
                 d->slot = (unsigned)a;
+        } else if (!strcmp(t[0], "reap") && n == 2) {
+            if (sd_parse_u64(t[1], 0x7FEF, &a) < 0 || !a)
+                why = "bad reap domid";
+            else
+                d->reap.inst.domid = (unsigned)a;
         } else if (!strcmp(t[0], "standby") && n == 2) {
             if (sd_parse_u64(t[1], 0x7FEF, &a) < 0)
                 why = "bad standby domid";
@@ -379,8 +387,9 @@ int sd_persist_save_rec(struct sd_dom *d)
     for (unsigned i = 0; i < d->ndevs; i++) {
         const struct sd_dev *v = d->devs[i];
         if (v->rewired)
-            sbuf_printf(&b, "base %s %u %u %llu %d\n", v->type, v->fe, v->devid,
-                        (unsigned long long)v->rec_base, v->shadow_aware ? 1 : 0);
+            sbuf_printf(&b, "base %s %u %u %llu %d %d\n", v->type, v->fe, v->devid,
+                        (unsigned long long)v->rec_base, v->shadow_aware ? 1 : 0,
+                        v->hot_switched ? 1 : 0);
     }
     sbuf_printf(&b, "end\n");
     file_path(path, sizeof(path), d->sd, d->conf->name, ".recovery");
@@ -467,10 +476,12 @@ int sd_persist_load_rec(struct sd_dom *d, bool *found)
                 snprintf(r.reason, sizeof(r.reason), "%s", t[1]);
         } else if (!strcmp(t[0], "warm") && n == 2 && !strcmp(t[1], "1")) {
             r.warm = true;
-        } else if (!strcmp(t[0], "base") && n == 6) {
+        } else if (!strcmp(t[0], "base") && (n == 6 || n == 7)) {
+            v[4] = 0; /* the 7th, hot, is newer */
             if (sd_parse_u64(t[2], 0x7FEF, &v[0]) < 0 ||
                 sd_parse_u64(t[3], UINT32_MAX, &v[1]) < 0 ||
-                sd_parse_u64(t[4], UINT64_MAX, &v[2]) < 0 || sd_parse_u64(t[5], 1, &v[3]) < 0) {
+                sd_parse_u64(t[4], UINT64_MAX, &v[2]) < 0 || sd_parse_u64(t[5], 1, &v[3]) < 0 ||
+                (n == 7 && sd_parse_u64(t[6], 1, &v[4]) < 0)) {
                 why = "bad base line";
             } else {
                 struct sd_dev *dv = sd_record_find(d, t[1], (unsigned)v[0], (unsigned)v[1]);
@@ -478,6 +489,7 @@ int sd_persist_load_rec(struct sd_dom *d, bool *found)
                     dv->rewired = true;
                     dv->rec_base = v[2];
                     dv->shadow_aware = v[3] != 0;
+                    dv->hot_switched = v[4] != 0;
                 }
             }
         } else if (!strcmp(t[0], "end") && n == 1) {
@@ -523,12 +535,12 @@ static void hist_line(struct sbuf *b, const struct sd_hist *h)
         snprintf(r, sizeof(r), "%%00");
     if (sd_pct_encode(o, sizeof(o), h->outcome) < 0)
         snprintf(o, sizeof(o), "%%00");
-    sbuf_printf(b, "h %llu %s %u %s %d %u %u %u %u %u %llu %llu %llu %llu %llu %s %s %s\n",
+    sbuf_printf(b, "h %llu %s %u %s %d %u %u %u %u %u %llu %llu %llu %llu %llu %s %s %s %u\n",
                 (unsigned long long)h->wall, h->domain, h->id, kinds[h->kind], h->ok ? 1 : 0,
                 h->old_domid, h->new_domid, h->attempts, h->devices, h->reconnected,
                 (unsigned long long)h->detect_ms, (unsigned long long)h->restart_ms,
                 (unsigned long long)h->rewire_ms, (unsigned long long)h->reconnect_ms,
-                (unsigned long long)h->total_ms, r, o, h->warm ? "warm" : "cold");
+                (unsigned long long)h->total_ms, r, o, h->warm ? "warm" : "cold", h->hot);
 }
 
 void sd_persist_history_append(struct sd *sd, const struct sd_hist *h)
@@ -548,9 +560,11 @@ void sd_persist_history_append(struct sd *sd, const struct sd_hist *h)
 static int parse_hist(char *line, struct sd_hist *h)
 {
     char *t[MAX_TOKENS];
-    int n = split(line, t); /* 19th: warm|cold (older lines have 18) */
-    if ((n != 18 && n != 19) || strcmp(t[0], "h") ||
-        (n == 19 && strcmp(t[18], "warm") && strcmp(t[18], "cold")))
+    int n = split(line, t); /* 19th: warm|cold, 20th: hot devices (older lines have 18, 19) */
+    uint64_t hot = 0;
+    if (n < 18 || n > 20 || strcmp(t[0], "h") ||
+        (n >= 19 && strcmp(t[18], "warm") && strcmp(t[18], "cold")) ||
+        (n == 20 && sd_parse_u64(t[19], UINT32_MAX, &hot) < 0))
         return -1;
     uint64_t v[16];
     int k = word_index(t[4], kinds, 3);
@@ -578,7 +592,8 @@ static int parse_hist(char *line, struct sd_hist *h)
     h->total_ms = v[12];
     snprintf(h->reason, sizeof(h->reason), "%s", t[16]);
     snprintf(h->outcome, sizeof(h->outcome), "%s", t[17]);
-    h->warm = n == 19 && !strcmp(t[18], "warm");
+    h->warm = n >= 19 && !strcmp(t[18], "warm");
+    h->hot = (unsigned)hot;
     return 0;
 }
 

@@ -2,7 +2,8 @@
  * serves: its backend dir /local/domain/<drv>/backend/<type>/<fe>/<devid>,
  * the keys the toolstack wrote there (not what the backend publishes), and
  * its frontend dir. A device is paired when BE/frontend and FE/backend point
- * at each other; only paired devices are rewired on recovery. A device is
+ * at each other (BE/frontend may name one of FE's slots: hotsb.c); only
+ * paired devices are rewired on recovery. A device is
  * forgotten when its frontend dir goes (detached, or the guest is gone),
  * never because its backend dir vanished: that is what a dying driver
  * domain looks like. */
@@ -148,6 +149,27 @@ struct sd_dev *sd_record_add(struct sd_dom *d, const char *type, unsigned fe, un
     return v;
 }
 
+/* A forgotten device's connection to the hot standby (hotsb.c) goes with
+ * it: the standby's backend dir shadowd wrote, and, if the frontend dir is
+ * still there (pointed elsewhere), the slot and FE/shadow/standby. */
+static void drop_hot(struct sd_dom *d, const struct sd_dev *v)
+{
+    struct xs_handle *xs = d->sd->xs;
+    char be[160], slot[192], sb[192];
+    if (!xs || !v->hot_slot || !v->hot_domid)
+        return;
+    sd_be_path(be, sizeof(be), v->hot_domid, v);
+    char *f = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
+    bool ours = f && sd_slot_path(slot, sizeof(slot), v->fe_path, v->hot_slot) && !strcmp(f, slot);
+    free(f);
+    if (!ours)
+        return;
+    xs_rm(xs, XBT_NULL, be);
+    if (xsu_path(sb, sizeof(sb), v->fe_path, USK_FE_STANDBY))
+        xs_rm(xs, XBT_NULL, sb);
+    xs_rm(xs, XBT_NULL, slot);
+}
+
 void sd_record_drop(struct sd_dom *d, struct sd_dev *v, const char *why)
 {
     for (unsigned i = 0; i < d->ndevs; i++) {
@@ -155,6 +177,7 @@ void sd_record_drop(struct sd_dom *d, struct sd_dev *v, const char *why)
             continue;
         if (v->paired)
             sd_dlog(d, "forgetting %s %u of guest %u: %s", v->type, v->devid, v->fe, why);
+        drop_hot(d, v);
         sd_store_unwatch_dev(d, v);
         d->devs[i] = d->devs[--d->ndevs];
         sd_dev_free(v);
@@ -252,9 +275,13 @@ static bool fe_points_at(struct sd_dom *d, const struct sd_dev *v, unsigned drv,
 }
 
 /* BE/frontend must be /local/domain/<fe>/device/<word>/<devid> for the
- * backend dir's own <fe> and <devid>: the driver domain owns its backend dir,
- * and shadowd must never be steered into writing another guest's store. */
-static int check_frontend(const char *val, unsigned fe, unsigned devid, char *out, size_t len)
+ * backend dir's own <fe> and <devid>, or one of that dir's slots
+ * (.../shadow/slot-a|b, a hot standby's connection after a promotion): the
+ * driver domain owns its backend dir, and shadowd must never be steered into
+ * writing another guest's store. out gets the frontend dir, *slot which of
+ * its dirs the value names (0: the frontend dir itself). */
+static int check_frontend(const char *val, unsigned fe, unsigned devid, char *out, size_t len,
+                          int *slot)
 {
     char pre[64];
     int n = snprintf(pre, sizeof(pre), "/local/domain/%u/device/", fe);
@@ -266,13 +293,21 @@ static int check_frontend(const char *val, unsigned fe, unsigned devid, char *ou
     for (const char *c = t; c < slash; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
             return -1;
-    uint64_t id;
-    if (sd_parse_u64(slash + 1, UINT32_MAX, &id) < 0 || id != devid)
+    char id[16];
+    size_t idlen = strcspn(slash + 1, "/");
+    uint64_t v;
+    if (idlen >= sizeof(id))
         return -1;
-    if (strlen(val) >= len)
+    memcpy(id, slash + 1, idlen);
+    id[idlen] = 0;
+    if (sd_parse_u64(id, UINT32_MAX, &v) < 0 || v != devid)
         return -1;
-    snprintf(out, len, "%s", val);
-    return 0;
+    size_t felen = (size_t)(slash + 1 - val) + idlen;
+    if (felen >= len)
+        return -1;
+    snprintf(out, len, "%.*s", (int)felen, val);
+    *slot = sd_front_which(out, val);
+    return *slot < 0 ? -1 : 0;
 }
 
 /* (Re)read one backend dir of the current domain. */
@@ -298,9 +333,12 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
         return;
     }
     char fe_path[160];
-    if (check_frontend(front, fe, devid, fe_path, sizeof(fe_path)) < 0) {
+    int live;
+    if (check_frontend(front, fe, devid, fe_path, sizeof(fe_path), &live) < 0) {
         if (!v)
-            sd_dlog(d, "%s: frontend '%s' is not /local/domain/%u/device/<type>/%u; not recorded",
+            sd_dlog(d,
+                    "%s: frontend '%s' is not /local/domain/%u/device/<type>/%u (or a slot of "
+                    "it); not recorded",
                     be, front, fe, devid);
         free(front);
         return;
@@ -326,6 +364,7 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
         added = true;
     }
     v->be_seen = true;
+    v->live_slot = live;
     if (strcmp(v->fe_path, fe_path) && v->frozen) {
         /* Frozen with its keys: following the driver domain to another
          * frontend dir of the guest would unpair the device, and a frontend
@@ -374,6 +413,7 @@ static void read_dev(struct sd_dom *d, const char *type, unsigned fe, unsigned d
             free(r);
         }
         d->devs_dirty = true;
+        d->hot_due = true; /* a hot standby's connection for it (hotsb.c) */
     }
     v->paired = paired;
 }

@@ -8,8 +8,11 @@
  * the failed domain and creates a new one; a failure of the new domain
  * before the recovery is over folds into it (back to restart, one more
  * attempt). Past the budget the domain is FAILED: left down and reported.
- * With a warm standby (standby.c) ready, restart promotes it instead of
- * creating a domain.
+ * With a standby (standby.c) ready, restart fences the failed domain
+ * (fence.c: pauses it) and promotes the standby instead of creating a
+ * domain; rewire switches each device that holds a connection to it
+ * (hotsb.c) to that connection, and the failed domain is destroyed in the
+ * background once the rewire is written.
  * Every phase change is persisted first, so a restarted shadowd resumes it. */
 #define _GNU_SOURCE
 #include "recover.h"
@@ -18,7 +21,9 @@
 #include "detect.h"
 #include "dom.h"
 #include "drv.h"
+#include "fence.h"
 #include "history.h"
+#include "hotsb.h"
 #include "instance.h"
 #include "log.h"
 #include "persist.h"
@@ -70,6 +75,7 @@ static void clear_dev_flags(struct sd_dom *d)
     for (unsigned i = 0; i < d->ndevs; i++) {
         struct sd_dev *v = d->devs[i];
         v->rewired = v->reconnected = v->shadow_aware = v->base_unknown = v->gave_up = false;
+        v->hot_switched = false;
         v->rewire_tries = 0;
         v->rec_base = 0;
     }
@@ -94,6 +100,7 @@ static void record_history(struct sd_dom *d, bool ok, const char *outcome, uint6
     for (unsigned i = 0; i < d->ndevs; i++) {
         h.devices += d->devs[i]->rewired;
         h.reconnected += d->devs[i]->reconnected;
+        h.hot += d->devs[i]->rewired && d->devs[i]->hot_switched;
     }
     uint64_t t_restarted = r->t_restarted ? r->t_restarted : end;
     uint64_t t_rewired = r->t_rewired ? r->t_rewired : end;
@@ -135,6 +142,7 @@ static void fail_dom(struct sd_dom *d, const char *why)
     record_history(d, false, why, now, NULL, 0);
     d->state = DS_FAILED;
     d->srv.domid = d->rec.old_domid;
+    sd_hot_reset(d);
     sd_store_watch_dom(d);
     sd_persist_drop_rec(d);
     d->devs_dirty = true;
@@ -166,6 +174,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
         r->new_domid = 0;
         r->phase = PH_RESTART;
         r->destroyed = false;
+        r->fenced = false;
         r->warm = false;
         r->t_restarted = r->t_rewired = 0;
         r->next_try_ms = now + sd_backoff_ms(d);
@@ -228,9 +237,15 @@ static void created(struct sd_dom *d, unsigned domid, bool warm)
     d->srv.domid = domid;
     d->srv.hb.start_ms = now;
     sd_store_watch_dom(d);
-    sd_dlog(d, "recovery %u: restart: %s %u %s (attempt %u) - %llu ms", r->id,
-            warm ? "standby domain" : "domain", domid, warm ? "promoted" : "created", r->attempts,
-            (unsigned long long)(now - r->t_detect));
+    char hot[96] = "";
+    if (warm && d->conf->standby) {
+        unsigned up, n = sd_hot_count(d, domid, &up);
+        snprintf(hot, sizeof(hot), " (hot: %u of %u devices connected to it, %u attached)", up,
+                 paired_count(d), n);
+    }
+    sd_dlog(d, "recovery %u: restart: %s %u %s%s (attempt %u) - %llu ms", r->id,
+            warm ? "standby domain" : "domain", domid, warm ? "promoted" : "created", hot,
+            r->attempts, (unsigned long long)(now - r->t_detect));
     d->devs_dirty = true;
     sd_persist_save_devs(d);
     sd_persist_save_rec(d);
@@ -268,6 +283,53 @@ void sd_recover_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned do
     }
 }
 
+/* The failed domain out of the way before its successor serves: fenced
+ * (fence.c) when a ready standby is to be promoted, else destroyed - which
+ * may take a while (the driver's done() comes later). 0: done (r->fenced or
+ * r->destroyed), 1: waiting for the driver, -1: failed (retried later). */
+static int take_out_old(struct sd_dom *d, struct sd_drv *drv, bool fence_ok)
+{
+    struct sd_recovery *r = &d->rec;
+    char err[256] = "";
+    if (!r->old_domid) {
+        r->destroyed = true;
+        return 0;
+    }
+    struct sd_domstat st;
+    if (d->ops->info(drv, r->old_domid, &st, err, sizeof(err)) < 0) {
+        attempt_failed(d, "looking at the old domain", err);
+        return -1;
+    }
+    if (st.run == SD_RUN_GONE) {
+        r->destroyed = true;
+        return 0;
+    }
+    if (fence_ok && sd_standby_fit(d)) {
+        char how[64];
+        if (sd_fence(d, r->old_domid, how, sizeof(how), err, sizeof(err)) == 0) {
+            r->fenced = true;
+            sd_dlog(d,
+                    "recovery %u: fence: domain %u %s, %llu ms after the detection; destroyed "
+                    "after the switch",
+                    r->id, r->old_domid, how, (unsigned long long)(sd_now() - r->t_detect));
+            return 0;
+        }
+        sd_dlog(d, "recovery %u: fence: domain %u: %s; destroying it before the promotion instead",
+                r->id, r->old_domid, err);
+    }
+    int rc = d->ops->destroy(drv, r->old_domid, &d->srv, err, sizeof(err));
+    if (rc < 0) {
+        attempt_failed(d, "destroying the old domain", err);
+        return -1;
+    }
+    if (rc == SD_DRV_PENDING) {
+        r->op_pending = true;
+        return 1;
+    }
+    r->destroyed = true;
+    return 0;
+}
+
 static void step_restart(struct sd_dom *d, uint64_t now)
 {
     struct sd_recovery *r = &d->rec;
@@ -287,33 +349,23 @@ static void step_restart(struct sd_dom *d, uint64_t now)
         fail_dom(d, why);
         return;
     }
-    if (!r->destroyed) {
-        if (r->old_domid) {
-            struct sd_domstat st;
-            if (d->ops->info(drv, r->old_domid, &st, err, sizeof(err)) < 0) {
-                attempt_failed(d, "looking at the old domain", err);
-                return;
-            }
-            if (st.run != SD_RUN_GONE) {
-                int rc = d->ops->destroy(drv, r->old_domid, &d->srv, err, sizeof(err));
-                if (rc < 0) {
-                    attempt_failed(d, "destroying the old domain", err);
-                    return;
-                }
-                if (rc == SD_DRV_PENDING) {
-                    r->op_pending = true;
-                    return;
-                }
-            }
-        }
-        r->destroyed = true;
-    }
-    /* A warm standby: promoted once the failed domain is gone (never two
-     * backends on one disk), instead of creating a domain. */
+    if (!r->destroyed && !r->fenced && take_out_old(d, drv, true) != 0)
+        return;
+    /* A standby: promoted instead of creating a domain, once the failed
+     * domain is fenced or gone (never two backends serving one disk). */
     unsigned sb = sd_standby_take(d);
     if (sb) {
+        if (r->fenced)
+            sd_reap_arm(d, r->old_domid); /* destroyed once the rewire is written */
         created(d, sb, true);
         return;
+    }
+    if (r->fenced) {
+        /* Fenced for a standby that turned out unfit: destroy the failed
+         * domain before a cold start, as without a standby. */
+        r->fenced = false;
+        if (take_out_old(d, drv, false) != 0)
+            return;
     }
     /* A domain of our name left over (a restarted shadowd, an operator)? */
     char name[80];
@@ -380,14 +432,22 @@ static void finish(struct sd_dom *d, const char *why_partial)
     if (r->kind != RK_START || n || stock)
         sd_dlog(d, "recovery %u: reconnect: %s - %llu ms", r->id, outcome,
                 (unsigned long long)(now - r->t_rewired));
-    char phases[160];
+    char phases[160], hot[64] = "";
     record_history(d, ok == n, outcome, now, phases, sizeof(phases));
+    if (r->warm) {
+        unsigned nh = 0, nr = 0;
+        for (unsigned i = 0; i < d->ndevs; i++) {
+            nr += d->devs[i]->rewired;
+            nh += d->devs[i]->rewired && d->devs[i]->hot_switched;
+        }
+        snprintf(hot, sizeof(hot), ", standby promoted (hot: %u of %u devices switched)", nh, nr);
+    }
     if (r->kind != RK_START) {
         d->n_recoveries++;
         snprintf(d->last_recovery, sizeof(d->last_recovery), "%s", phases);
-        sd_dlog(d, "recovery %u: done in %llu ms (%s), domain %u -> %u after %u restart(s)%s",
+        sd_dlog(d, "recovery %u: done in %llu ms (%s), domain %u -> %u after %u restart(s)%s%s",
                 r->id, (unsigned long long)(now - r->t_evidence), phases, r->old_domid,
-                r->new_domid, r->attempts, ok == n ? "" : "; PARTIAL");
+                r->new_domid, r->attempts, hot, ok == n ? "" : "; PARTIAL");
     } else {
         sd_dlog(d, "driver domain %u is up", d->srv.domid);
     }
@@ -401,6 +461,7 @@ static void finish(struct sd_dom *d, const char *why_partial)
     }
     d->nreporters = 0;
     clear_dev_flags(d);
+    sd_hot_reset(d); /* the switch took the connections it used; others may be stale */
     d->state = DS_UP;
     d->up_since = now;
     d->scan_due = true;
@@ -473,15 +534,21 @@ static void step_rewire(struct sd_dom *d, uint64_t now)
         sd_persist_save_rec(d); /* what is rewired so far */
         return;
     }
-    unsigned n = 0;
-    for (unsigned i = 0; i < d->ndevs; i++)
+    now = sd_now(); /* the rewire phase ends after its writes, not when this turn began */
+    unsigned n = 0, hot = 0;
+    for (unsigned i = 0; i < d->ndevs; i++) {
         n += d->devs[i]->rewired;
+        hot += d->devs[i]->rewired && d->devs[i]->hot_switched;
+    }
     r->t_rewired = now;
     r->phase = PH_RECONNECT;
     r->deadline = now + d->conf->reconnect_timeout_ms;
+    char how[64] = "";
+    if (r->warm)
+        snprintf(how, sizeof(how), " (hot: %u of %u devices switched)", hot, n);
     if (r->kind != RK_START || n)
-        sd_dlog(d, "recovery %u: rewire: %u devices rewired to domain %u - %llu ms", r->id, n,
-                r->new_domid, (unsigned long long)(now - r->t_restarted));
+        sd_dlog(d, "recovery %u: rewire: %u devices rewired to domain %u - %llu ms%s", r->id, n,
+                r->new_domid, (unsigned long long)(now - r->t_restarted), how);
     d->devs_dirty = true;
     sd_persist_save_rec(d);
     sd_publish(d);
@@ -530,6 +597,7 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
         AT(d->startup_retry_ms);
     if (d->state == DS_FAILED) {
         AT(sd_standby_wake(d));
+        AT(sd_reap_wake(d));
         return w;
     }
     if (d->scan_due)
@@ -564,6 +632,8 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
         }
     }
     AT(sd_standby_wake(d));
+    AT(sd_reap_wake(d));
+    AT(sd_hot_wake(d));
 #undef AT
     return w;
 }

@@ -31,6 +31,7 @@ struct sd_recovery {
     unsigned rewire_next; /* index of the next device to rewire */
     uint64_t deadline;    /* PH_RECONNECT: give up waiting */
     bool warm;            /* the new domain is a promoted standby */
+    bool fenced;          /* the old domain is fenced, not destroyed: destroyed after (fence.c) */
 };
 
 const char *sd_phase_name(enum sd_phase p);

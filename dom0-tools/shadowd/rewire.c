@@ -3,6 +3,15 @@
  * guest's frontend dir updated in place (backend, backend-id, permissions;
  * never deleted, FE/state never touched), then FE/shadow/generation bumped.
  *
+ * A device that holds a connection to a hot standby (hotsb.c) in a slot,
+ * when that standby is the new domain, is *switched* instead: its backend
+ * dir is there already, naming the slot, so FE/backend and backend-id are
+ * pointed at it, the generation bumped and FE/shadow/standby removed; the
+ * frontend goes live on its idle connection without a handshake (if the
+ * slot is Connected; otherwise it finishes the handshake there). Any other
+ * device gets a backend dir with `frontend` = FE (schema.md, "The hot
+ * standby's connection").
+ *
  * All of it is one transaction, so the frontend and the new backend see the
  * device appear whole; a transaction that keeps conflicting (the guest is
  * writing its own dir) is retried a bounded number of times, then the same
@@ -17,6 +26,7 @@
 #include "record.h"
 
 #include "pv-keys.h"
+#include "sd_text.h"
 #include "understudy-keys.h"
 #include "xs_txn.h"
 #include "xs_util.h"
@@ -30,15 +40,19 @@
 #define MAX_FE_DEPTH 4
 #define GEN_MAX      (1ull << 53) /* a guest's absurd generation is not ours to follow */
 
-/* Set perms on dir and every node below it. 0, or -1 with errno. */
+/* Set perms on dir and every node below it; with root (a frontend dir) set,
+ * not on its slots, which have their own reader (schema.md). 0, or -1. */
 static int chmod_tree(struct xs_handle *xs, xs_transaction_t t, const char *dir,
-                      struct xs_permissions *perms, unsigned np, int depth, unsigned *budget)
+                      struct xs_permissions *perms, unsigned np, int depth, unsigned *budget,
+                      const char *root)
 {
     if (!*budget) {
         errno = E2BIG;
         return -1;
     }
     (*budget)--;
+    if (root && sd_front_which(root, dir) > 0)
+        return 0;
     if (!xs_set_permissions(xs, t, dir, perms, np))
         return errno == ENOENT && depth > 0 ? 0 : -1;
     if (depth >= MAX_FE_DEPTH)
@@ -53,10 +67,19 @@ static int chmod_tree(struct xs_handle *xs, xs_transaction_t t, const char *dir,
         if (!xsu_path(path, sizeof(path), dir, kids[i]))
             rc = -1;
         else
-            rc = chmod_tree(xs, t, path, perms, np, depth + 1, budget);
+            rc = chmod_tree(xs, t, path, perms, np, depth + 1, budget, root);
     }
     free(kids);
     return rc;
+}
+
+int sd_rewire_chmod(struct xs_handle *xs, xs_transaction_t t, const char *dir, unsigned owner,
+                    unsigned reader, bool is_fe)
+{
+    struct xs_permissions p[2] = {{.id = owner, .perms = XS_PERM_NONE},
+                                  {.id = reader, .perms = XS_PERM_READ}};
+    unsigned budget = MAX_FE_NODES;
+    return chmod_tree(xs, t, dir, p, 2, 0, &budget, is_fe ? dir : NULL);
 }
 
 static int put(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *key,
@@ -68,17 +91,34 @@ static int put(struct xs_handle *xs, xs_transaction_t t, const char *dir, const 
     return xs_write(xs, t, path, val, (unsigned)strlen(val)) ? 0 : -1;
 }
 
-/* The writes of one rewire, inside t (or XBT_NULL). 0, or -1 with errno and
- * the failing step in *what. */
-static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transaction_t t,
-                     const char *be, uint64_t *gen_out, const char **what)
+int sd_rewire_write_be(struct sd_dom *d, const struct sd_dev *v, unsigned drv, xs_transaction_t t,
+                       const char *be, const char *front)
 {
     struct xs_handle *xs = d->sd->xs;
     char num[32];
+    /* Owned by the new driver domain, readable by the guest. */
+    struct xs_permissions be_perms[2] = {{.id = drv, .perms = XS_PERM_NONE},
+                                         {.id = v->fe, .perms = XS_PERM_READ}};
+    if (!xs_mkdir(xs, t, be) || !xs_set_permissions(xs, t, be, be_perms, 2))
+        return -1;
+    for (unsigned i = 0; i < v->nkv; i++)
+        if (put(xs, t, be, v->kv[i].k, v->kv[i].v) < 0)
+            return -1;
+    snprintf(num, sizeof(num), "%u", v->fe);
+    if (put(xs, t, be, PVK_FRONTEND, front) < 0 || put(xs, t, be, PVK_FRONTEND_ID, num) < 0 ||
+        put(xs, t, be, PVK_ONLINE, "1") < 0 || put(xs, t, be, PVK_STATE, "1") < 0)
+        return -1;
+    return 0;
+}
+
+/* What every rewire of v reads first, inside t: the next generation, and
+ * whether the frontend is shadow-aware, with its recoveries so far. */
+static uint64_t read_frontend(struct sd_dom *d, struct sd_dev *v, xs_transaction_t t)
+{
+    struct xs_handle *xs = d->sd->xs;
     uint64_t g = 0;
     if (xsu_read_u64(xs, t, v->fe_path, USK_FE_GENERATION, GEN_MAX, &g) < 0)
         g = 0; /* absent or nonsense: ours is the reference */
-    uint64_t gen = (g > v->generation ? g : v->generation) + 1;
     uint64_t rec = 0;
     v->shadow_aware = false;
     char *st = xsu_read(xs, t, v->fe_path, USK_FE_STATE, 32);
@@ -89,26 +129,18 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
             rec = 0;
     }
     v->rec_base = rec;
-    /* The backend dir: owned by the new driver domain, readable by the guest. */
-    struct xs_permissions be_perms[2] = {{.id = drv, .perms = XS_PERM_NONE},
-                                         {.id = v->fe, .perms = XS_PERM_READ}};
-    *what = "create the backend dir";
-    if (!xs_mkdir(xs, t, be) || !xs_set_permissions(xs, t, be, be_perms, 2))
-        return -1;
-    *what = "write the backend's toolstack keys";
-    for (unsigned i = 0; i < v->nkv; i++)
-        if (put(xs, t, be, v->kv[i].k, v->kv[i].v) < 0)
-            return -1;
-    snprintf(num, sizeof(num), "%u", v->fe);
-    if (put(xs, t, be, PVK_FRONTEND, v->fe_path) < 0 || put(xs, t, be, PVK_FRONTEND_ID, num) < 0 ||
-        put(xs, t, be, PVK_ONLINE, "1") < 0 || put(xs, t, be, PVK_STATE, "1") < 0)
-        return -1;
-    /* The frontend dir, in place: the guest owns it, the new backend reads it. */
-    struct xs_permissions fe_perms[2] = {{.id = v->fe, .perms = XS_PERM_NONE},
-                                         {.id = drv, .perms = XS_PERM_READ}};
-    unsigned budget = MAX_FE_NODES;
+    return (g > v->generation ? g : v->generation) + 1;
+}
+
+/* The frontend dir, in place: the guest owns it, the new backend reads it
+ * (not its slots: hotsb.c sets theirs); backend, backend-id, generation. */
+static int point_frontend(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transaction_t t,
+                          const char *be, uint64_t gen, const char **what)
+{
+    struct xs_handle *xs = d->sd->xs;
+    char num[32];
     *what = "set the frontend dir's permissions";
-    if (chmod_tree(xs, t, v->fe_path, fe_perms, 2, 0, &budget) < 0)
+    if (sd_rewire_chmod(xs, t, v->fe_path, v->fe, drv, true) < 0)
         return -1;
     snprintf(num, sizeof(num), "%u", drv);
     *what = "point the frontend at the new backend";
@@ -117,7 +149,62 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
         return -1;
     snprintf(num, sizeof(num), "%llu", (unsigned long long)gen);
     *what = "bump the frontend's generation";
-    if (put(xs, t, v->fe_path, USK_FE_GENERATION, num) < 0)
+    return put(xs, t, v->fe_path, USK_FE_GENERATION, num);
+}
+
+/* The slot v holds for domain drv, its backend being be: SD_SLOT_A or
+ * SD_SLOT_B, with *up if the frontend has it Connected; 0 if it holds none
+ * for drv. The slot and FE/shadow/standby are the guest's: each is checked
+ * against the backend dir, which only dom0 and drv write. */
+static int held_slot(struct xs_handle *xs, xs_transaction_t t, const struct sd_dev *v, unsigned drv,
+                     const char *be, bool *up)
+{
+    char slot[160];
+    char *name = xsu_read(xs, t, v->fe_path, USK_FE_STANDBY, 16);
+    int s = sd_parse_slot(name);
+    free(name);
+    *up = false;
+    if (s < 0 || !sd_slot_path(slot, sizeof(slot), v->fe_path, s))
+        return 0;
+    char *b = xsu_read(xs, t, slot, PVK_BACKEND, 256);
+    char *f = xsu_read(xs, t, be, PVK_FRONTEND, 256);
+    uint64_t id = 0, st = 0;
+    bool held = b && f && !strcmp(b, be) && !strcmp(f, slot) &&
+                xsu_read_u64(xs, t, slot, PVK_BACKEND_ID, 0x7FEF, &id) == 0 && id == drv;
+    free(b);
+    free(f);
+    if (!held)
+        return 0;
+    *up = xsu_read_u64(xs, t, slot, PVK_STATE, 7, &st) == 0 && st == 4;
+    return s;
+}
+
+/* The writes of one rewire, inside t (or XBT_NULL). 0, or -1 with errno and
+ * the failing step in *what; *hot says the device was switched to the
+ * connection it held Connected. */
+static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transaction_t t,
+                     const char *be, uint64_t *gen_out, const char **what, bool *hot)
+{
+    struct xs_handle *xs = d->sd->xs;
+    uint64_t gen = read_frontend(d, v, t);
+    bool up;
+    int s = held_slot(xs, t, v, drv, be, &up);
+    *hot = false;
+    if (s) {
+        /* Switch: the backend dir is there, naming the slot. */
+        char sb[160];
+        *what = "point the frontend at its standby connection";
+        if (point_frontend(d, v, drv, t, be, gen, what) < 0 ||
+            !xsu_path(sb, sizeof(sb), v->fe_path, USK_FE_STANDBY) ||
+            (!xs_rm(xs, t, sb) && errno != ENOENT))
+            return -1;
+        *hot = up;
+        *gen_out = gen;
+        return 0;
+    }
+    *what = "write the backend dir";
+    if (sd_rewire_write_be(d, v, drv, t, be, v->fe_path) < 0 ||
+        point_frontend(d, v, drv, t, be, gen, what) < 0)
         return -1;
     *gen_out = gen;
     return 0;
@@ -130,23 +217,25 @@ struct rewire_txn {
     const char *be;
     uint64_t gen;
     const char *what;
+    bool hot;
 };
 
 static int rewire_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
 {
     (void)xs;
     struct rewire_txn *r = arg;
-    return write_all(r->d, r->v, r->drv, t, r->be, &r->gen, &r->what);
+    return write_all(r->d, r->v, r->drv, t, r->be, &r->gen, &r->what, &r->hot);
 }
 
-/* Already rewired to drv (a resumed recovery)? */
+/* Already rewired to drv (a resumed recovery)? Its backend dir names FE or
+ * one of FE's slots. */
 static bool already_done(struct sd_dom *d, const struct sd_dev *v, unsigned drv, const char *be)
 {
     struct xs_handle *xs = d->sd->xs;
     char *b = xsu_read(xs, XBT_NULL, v->fe_path, PVK_BACKEND, 256);
     char *f = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
     uint64_t id = 0;
-    bool done = b && f && !strcmp(b, be) && !strcmp(f, v->fe_path) &&
+    bool done = b && f && !strcmp(b, be) && sd_front_which(v->fe_path, f) >= 0 &&
                 xsu_read_u64(xs, XBT_NULL, v->fe_path, PVK_BACKEND_ID, 0x7FEF, &id) == 0 &&
                 id == drv;
     free(b);
@@ -170,6 +259,7 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
     const char *call;
     if (xsu_txn(xs, rewire_body, &r, &call) == 0) {
         v->generation = r.gen;
+        v->hot_switched = r.hot;
         d->devs_dirty = true;
         return 0;
     }
@@ -188,22 +278,36 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
     }
     sd_dlog(d, "rewire %s %u of guest %u: the transaction keeps conflicting; writing in order",
             v->type, v->devid, v->fe);
-    if (write_all(d, v, drv, XBT_NULL, be, &r.gen, &r.what) < 0) {
+    if (write_all(d, v, drv, XBT_NULL, be, &r.gen, &r.what, &r.hot) < 0) {
         sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, r.what,
                 strerror(errno));
         return -1;
     }
     v->generation = r.gen;
+    v->hot_switched = r.hot;
     d->devs_dirty = true;
     return 0;
+}
+
+/* The dir the frontend's connection to be is in: the one be's `frontend`
+ * names, FE or one of its slots (the new domain writes be: anything else is
+ * taken as FE). */
+static const char *live_dir(struct xs_handle *xs, const struct sd_dev *v, const char *be, char *buf,
+                            size_t len)
+{
+    char *f = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
+    int s = f ? sd_front_which(v->fe_path, f) : -1;
+    free(f);
+    return s > 0 && sd_slot_path(buf, len, v->fe_path, s) ? buf : v->fe_path;
 }
 
 bool sd_rewire_reconnected(struct sd_dom *d, struct sd_dev *v, unsigned drv)
 {
     struct xs_handle *xs = d->sd->xs;
-    char be[160];
+    char be[160], slot[192];
     sd_be_path(be, sizeof(be), drv, v);
-    if (xsu_read_state(xs, be) != 4 || xsu_read_state(xs, v->fe_path) != 4) {
+    if (xsu_read_state(xs, be) != 4 ||
+        xsu_read_state(xs, live_dir(xs, v, be, slot, sizeof(slot))) != 4) {
         char *st = xsu_read(xs, XBT_NULL, v->fe_path, USK_FE_STATE, 32);
         if (st && !strcmp(st, USK_STATE_FAILED) && !v->gave_up) {
             v->gave_up = true;

@@ -3,13 +3,26 @@
 #define SD_REWIRE_H
 
 #include <stdbool.h>
+#include <xenstore.h>
 
 struct sd_dom;
 struct sd_dev;
 
-/* Rewire v from its old backend to domain newdrv. 0, 1 (already done), or -1. */
+/* The backend dir be of v in domain drv, as a rewire writes it, with
+ * `frontend` = front (FE, or a slot for a hot standby), inside t. 0 or -1. */
+int sd_rewire_write_be(struct sd_dom *d, const struct sd_dev *v, unsigned drv, xs_transaction_t t,
+                       const char *be, const char *front);
+/* Permissions n<owner>,r<reader> on dir and every node below it (bounded);
+ * with is_fe, dir is a frontend dir and its slots are left alone. 0 or -1. */
+int sd_rewire_chmod(struct xs_handle *xs, xs_transaction_t t, const char *dir, unsigned owner,
+                    unsigned reader, bool is_fe);
+
+/* Rewire v from its old backend to domain newdrv - switching it to the
+ * connection it holds, if newdrv is the hot standby it holds one to
+ * (v->hot_switched says so when that one was Connected). 0, 1 (already
+ * done), or -1. */
 int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned newdrv);
-/* Has v reconnected to newdrv? */
+/* Has v reconnected to newdrv (in the dir newdrv's backend names)? */
 bool sd_rewire_reconnected(struct sd_dom *d, struct sd_dev *v, unsigned newdrv);
 
 #endif

@@ -1,9 +1,11 @@
-/* standby.c - the warm standby (`standby on`): a second copy of a driver
- * domain, created from the same config, booted ahead and serving nothing.
- * When the serving domain fails, the recovery destroys what is left of it
+/* standby.c - the standby domain (`standby on`): a second copy of a driver
+ * domain, created from the same config, booted ahead and serving nothing
+ * (hotsb.c gives it each shadow-aware frontend's idle connection). When the
+ * serving domain fails, the recovery fences what is left of it (fence.c)
  * and promotes the standby instead of creating a domain (recover.c,
- * step_restart): the restart phase shrinks to the destroy. A new standby is
- * booted once the domain is up again.
+ * step_restart): the restart phase shrinks to a pause. A new standby is
+ * booted once the domain is up again and the fenced domain, whose name it
+ * takes, is destroyed.
  *
  * Names: Xen (and libvirt, and xensim) want domain names unique and cannot
  * rename a running domain everywhere, so a domain with a standby has two
@@ -17,8 +19,9 @@
  * changing. One that dies, hangs or never boots is destroyed and replaced,
  * with the domain's backoff and restart budget counted for the standby on
  * its own (a crash-looping image cannot loop); past that budget shadowd does
- * without one (failures restart cold) and says so. Guests are never touched:
- * nothing points at a standby until it is promoted. */
+ * without one (failures restart cold) and says so. Guests lose nothing when
+ * it goes: no frontend points at a standby until it is promoted, and its
+ * idle connections are removed with it (hotsb.c). */
 #define _GNU_SOURCE
 #include "standby.h"
 
@@ -243,8 +246,10 @@ void sd_standby_tick(struct sd_dom *d, uint64_t now)
         return;
     switch (s->state) {
     case SB_NONE:
-        /* Booted only while the domain is up: never competing with a recovery. */
-        if (d->state == DS_UP && now >= s->next_try_ms)
+        /* Booted only while the domain is up: never competing with a
+         * recovery; and not before the domain fenced at the last promotion
+         * is destroyed, which has the name the standby is created under. */
+        if (d->state == DS_UP && now >= s->next_try_ms && !d->reap.inst.domid)
             sb_create(d, now);
         break;
     case SB_BOOTING:
@@ -275,7 +280,7 @@ uint64_t sd_standby_wake(const struct sd_dom *d)
         return UINT64_MAX;
     switch (s->state) {
     case SB_NONE:
-        return d->state == DS_UP ? s->next_try_ms : UINT64_MAX;
+        return d->state == DS_UP && !d->reap.inst.domid ? s->next_try_ms : UINT64_MAX;
     case SB_BOOTING:
         return c->heartbeat_timeout_ms ? s->inst.hb.start_ms + c->boot_timeout_ms + 1 : UINT64_MAX;
     case SB_READY: {
@@ -290,18 +295,27 @@ uint64_t sd_standby_wake(const struct sd_dom *d)
     }
 }
 
-unsigned sd_standby_take(struct sd_dom *d)
+bool sd_standby_fit(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
     struct sd_drv *drv = drv_of(d);
     if (s->state != SB_READY || !s->inst.domid || s->op_pending || !drv)
-        return 0;
+        return false;
     struct sd_domstat st;
     char err[256];
     if (d->ops->info(drv, s->inst.domid, &st, err, sizeof(err)) < 0 || st.run != SD_RUN_RUNNING) {
         sd_standby_check(d); /* dead: replaced later; paused: not fit to serve */
-        return 0;
+        return false;
     }
+    return true;
+}
+
+unsigned sd_standby_take(struct sd_dom *d)
+{
+    struct sd_standby *s = &d->sb;
+    struct sd_drv *drv = drv_of(d);
+    if (!sd_standby_fit(d))
+        return 0;
     unsigned domid = s->inst.domid;
     if (d->ops->unwatch)
         d->ops->unwatch(drv, domid); /* watched again as the serving domain */
@@ -334,9 +348,9 @@ void sd_standby_startup(struct sd_dom *d)
     if (!drv || d->ops->find(drv, name, &domid, err, sizeof(err)) < 0)
         return; /* none: one is created when the domain is up */
     struct sd_domstat st;
-    if (domid == d->srv.domid || domid == d->rec.new_domid || domid == d->rec.old_domid) {
-        sd_dlog(d,
-                "standby: domain %u (%s) is the serving domain or its predecessor; not a standby",
+    if (domid == d->srv.domid || domid == d->rec.new_domid || domid == d->rec.old_domid ||
+        domid == d->reap.inst.domid) {
+        sd_dlog(d, "standby: domain %u (%s) is the serving domain or a predecessor; not a standby",
                 domid, name);
         return;
     }

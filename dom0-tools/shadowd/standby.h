@@ -4,6 +4,7 @@
 
 #include "drv.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct sd_dom;
@@ -14,6 +15,8 @@ void sd_standby_check(struct sd_dom *d); /* death events: look at the standby */
 void sd_standby_heartbeat(struct sd_dom *d);
 void sd_standby_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned domid,
                         const char *err);
+/* Would sd_standby_take promote one now (ready, running)? */
+bool sd_standby_fit(struct sd_dom *d);
 /* Promote: the domid of a ready, running standby, now the serving domain's
  * (slot swapped, watches dropped), or 0 if there is none. */
 unsigned sd_standby_take(struct sd_dom *d);

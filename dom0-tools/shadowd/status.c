@@ -6,11 +6,13 @@
 #include "budget.h"
 #include "dom.h"
 #include "history.h"
+#include "hotsb.h"
 #include "instance.h"
 #include "log.h"
 #include "record.h"
 
 #include "sbuf.h"
+#include "sd_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -66,17 +68,30 @@ void sd_status_text(struct sd *sd, struct sbuf *b)
             char nm[80], id[16];
             snprintf(id, sizeof(id), d->sb.inst.domid ? "domain %u" : "no domain",
                      d->sb.inst.domid);
-            sbuf_printf(b, "  standby %s: %s, %s; %llu promotions, %llu replacements%s%s\n",
+            unsigned up, att = sd_hot_count(d, d->sb.inst.domid, &up);
+            sbuf_printf(b,
+                        "  standby %s: %s, %s; %u devices attached, %u connected (hot); %llu "
+                        "promotions, %llu replacements%s%s\n",
                         sd_inst_name(&d->sb.inst, nm, sizeof(nm)), sd_standby_state_name(d), id,
-                        (unsigned long long)d->sb.n_promotions,
+                        att, up, (unsigned long long)d->sb.n_promotions,
                         (unsigned long long)d->sb.n_replacements,
                         d->sb.inst.error[0] ? "; last: " : "", d->sb.inst.error);
+            if (d->reap.inst.domid)
+                sbuf_printf(b, "  failed domain %u fenced, being destroyed\n", d->reap.inst.domid);
         }
         for (unsigned k = 0; k < d->ndevs; k++) {
             const struct sd_dev *v = d->devs[k];
-            sbuf_printf(b, "  %s %u of guest %u  %s  %s, %u toolstack keys, generation %llu\n",
+            char hot[96] = "";
+            if (v->live_slot > 0)
+                snprintf(hot, sizeof(hot), ", live in %s", sd_slot_name(v->live_slot));
+            if (v->hot_slot > 0) {
+                size_t l = strlen(hot);
+                snprintf(hot + l, sizeof(hot) - l, ", standby connection in %s%s",
+                         sd_slot_name(v->hot_slot), v->hot_up ? "" : " (not Connected yet)");
+            }
+            sbuf_printf(b, "  %s %u of guest %u  %s  %s, %u toolstack keys, generation %llu%s\n",
                         v->type, v->devid, v->fe, v->fe_path, v->paired ? "recorded" : "unpaired",
-                        v->nkv, (unsigned long long)v->generation);
+                        v->nkv, (unsigned long long)v->generation, hot);
         }
     }
 }
@@ -87,12 +102,12 @@ static void json_phases(struct sbuf *b, const struct sd_hist *h)
                 "{\"id\":%u,\"kind\":\"%s\",\"ok\":%s,\"detect_ms\":%llu,\"restart_ms\":%llu,"
                 "\"rewire_ms\":%llu,\"reconnect_ms\":%llu,\"total_ms\":%llu,"
                 "\"old_domid\":%u,\"new_domid\":%u,\"attempts\":%u,\"devices\":%u,"
-                "\"reconnected\":%u,\"warm\":%s,\"time\":%llu,\"reason\":",
+                "\"reconnected\":%u,\"warm\":%s,\"hot_devices\":%u,\"time\":%llu,\"reason\":",
                 h->id, sd_kind_name(h->kind), h->ok ? "true" : "false",
                 (unsigned long long)h->detect_ms, (unsigned long long)h->restart_ms,
                 (unsigned long long)h->rewire_ms, (unsigned long long)h->reconnect_ms,
                 (unsigned long long)h->total_ms, h->old_domid, h->new_domid, h->attempts,
-                h->devices, h->reconnected, h->warm ? "true" : "false",
+                h->devices, h->reconnected, h->warm ? "true" : "false", h->hot,
                 (unsigned long long)h->wall);
     sbuf_json(b, h->reason);
     sbuf_printf(b, ",\"outcome\":");
@@ -141,12 +156,15 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
             sbuf_printf(b, "{\"state\":\"%s\",\"domid\":%u,\"name\":", sd_standby_state_name(d),
                         sb->inst.domid);
             sbuf_json(b, sd_inst_name(&d->sb.inst, nm, sizeof(nm)));
+            unsigned up, att = sd_hot_count(d, d->sb.inst.domid, &up);
             sbuf_printf(b,
                         ",\"heartbeat_age_ms\":%lld,\"promotions\":%llu,\"replacements\":%llu,"
-                        "\"streak\":%u,\"error\":",
+                        "\"streak\":%u,\"attached\":%u,\"hot_devices\":%u,\"fenced_domid\":%u,"
+                        "\"error\":",
                         sb->state == SB_READY ? (long long)(now - sb->inst.hb.change_ms) : -1LL,
                         (unsigned long long)sb->n_promotions,
-                        (unsigned long long)sb->n_replacements, sb->inst.budget.streak);
+                        (unsigned long long)sb->n_replacements, sb->inst.budget.streak, att, up,
+                        d->reap.inst.domid);
             if (sb->inst.error[0])
                 sbuf_json(b, sb->inst.error);
             else
@@ -179,8 +197,15 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
             sbuf_json(b, v->type);
             sbuf_printf(b, ",\"guest\":%u,\"devid\":%u,\"frontend\":", v->fe, v->devid);
             sbuf_json(b, v->fe_path);
-            sbuf_printf(b, ",\"recorded\":%s,\"generation\":%llu,\"keys\":{",
-                        v->paired ? "true" : "false", (unsigned long long)v->generation);
+            sbuf_printf(b, ",\"recorded\":%s,\"generation\":%llu,", v->paired ? "true" : "false",
+                        (unsigned long long)v->generation);
+            /* the hot standby's connection: where the live one is, the one held */
+            const char *live = sd_slot_name(v->live_slot), *held = sd_slot_name(v->hot_slot);
+            sbuf_printf(b, "\"live_slot\":%s%s%s,\"standby_slot\":%s%s%s,\"standby_connected\":%s,",
+                        live ? "\"" : "", live ? live : "null", live ? "\"" : "", held ? "\"" : "",
+                        held ? held : "null", held ? "\"" : "",
+                        v->hot_up && held ? "true" : "false");
+            sbuf_printf(b, "\"keys\":{");
             for (unsigned j = 0; j < v->nkv; j++) {
                 sbuf_printf(b, "%s", j ? "," : "");
                 sbuf_json(b, v->kv[j].k);
@@ -209,20 +234,22 @@ void sd_history_text(struct sd *sd, struct sbuf *b, bool json)
         sbuf_printf(b, "no recoveries yet\n");
     for (unsigned i = 0; i < sd->hist.n; i++) {
         const struct sd_hist *h = sd_hist_at(&sd->hist, i);
-        char when[32];
+        char when[32], hot[48] = "";
+        if (h->warm)
+            snprintf(hot, sizeof(hot), ", %u switched hot", h->hot);
         time_t t = (time_t)h->wall;
         struct tm tm;
         if (!localtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
             snprintf(when, sizeof(when), "?");
         sbuf_printf(b,
                     "%s %s #%u %s%s %s: detect %llu + restart %llu + rewire %llu + reconnect %llu "
-                    "= %llu ms; domain %u -> %u, %u restart(s), %u/%u devices back\n"
+                    "= %llu ms; domain %u -> %u, %u restart(s), %u/%u devices back%s\n"
                     "    why: %s\n    outcome: %s\n",
                     when, h->domain, h->id, sd_kind_name(h->kind), h->warm ? " (warm)" : "",
                     h->ok ? "ok" : "FAILED", (unsigned long long)h->detect_ms,
                     (unsigned long long)h->restart_ms, (unsigned long long)h->rewire_ms,
                     (unsigned long long)h->reconnect_ms, (unsigned long long)h->total_ms,
-                    h->old_domid, h->new_domid, h->attempts, h->reconnected, h->devices, h->reason,
-                    h->outcome);
+                    h->old_domid, h->new_domid, h->attempts, h->reconnected, h->devices, hot,
+                    h->reason, h->outcome);
     }
 }

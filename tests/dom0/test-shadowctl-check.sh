@@ -34,6 +34,9 @@ xenstore-chmod "$orphan" "n$d" "r$g"
 xenstore-write "$SD_DIR/drv/state" sleepy
 # A "standby" that serves a device, and a standby state that is not a word.
 xenstore-write "$SD_DIR/drv/standby" asleep "$SD_DIR/drv/standby-domid" "$d"
+# A slot whose backend does not name it, and a held slot that is not there.
+xenstore-write "$fe/shadow/slot-b/backend" "$be" "$fe/shadow/slot-b/backend-id" "$d" \
+    "$fe/shadow/slot-b/state" 1 "$fe/shadow/standby" slot-a
 out=$(sdctl check 2>&1) && fail "check passed a broken store:
 $out"
 echo "$out"
@@ -49,10 +52,14 @@ for want in "$fe/shadow/state: 'zombie' is not live, recovering or failed" \
     "$orphan: orphaned: its frontend $(fe_dir "$g" 51999) is gone" \
     "$SD_DIR/drv/state: 'sleepy' is not a state word" \
     "$SD_DIR/drv/standby: 'asleep' is not a standby state word" \
-    "/local/domain/$d/backend/vbd: backend dirs under the standby domain $d"; do
+    "$fe/backend: '$be' is under the standby domain $d (a standby serves nothing)" \
+    "$be: a backend dir of the standby domain $d whose frontend '$fe' is not a slot" \
+    "$orphan: a backend dir of the standby domain $d whose frontend" \
+    "$be/frontend: '$fe', want the slot '$fe/shadow/slot-b'" \
+    "$fe/shadow/standby: names slot-a, which is missing"; do
     echo "$out" | grep -qF "VIOLATION $want" || fail "not reported: $want"
 done
-expect_eq "violations counted" "$(echo "$out" | grep -c '^VIOLATION')" 13
+expect_eq "violations counted" "$(echo "$out" | grep -c '^VIOLATION')" 17
 sdctl check -q >/dev/null 2>&1 && fail "check -q passed"
 [ -z "$(sdctl check -q 2>&1)" ] || fail "check -q printed something"
 
@@ -66,5 +73,6 @@ xenstore-chmod "/local/domain/$d/data/understudy/inject" n0 "r$d" || fail chmod
 xenstore-rm "$orphan"
 xenstore-write "$SD_DIR/drv/state" up
 xenstore-rm "$SD_DIR/drv/standby" "$SD_DIR/drv/standby-domid"
+xenstore-rm "$fe/shadow/slot-b" "$fe/shadow/standby"
 expect_check_clean
 exit 0

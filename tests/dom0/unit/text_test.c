@@ -1,5 +1,6 @@
 /* text_test - sd_text.h: numbers, durations, the state-file encoding, and
- * the parsers of guest-written values (shadow/report, last-recovery, inject). */
+ * the parsers of guest-written values (shadow/report, last-recovery, inject),
+ * the hot standby's slot names and paths. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "sd_text.h"
@@ -141,6 +142,36 @@ static void names(void)
     CHECK(sd_valid_name(long_name));
 }
 
+static void slots(void)
+{
+    const char *fe = "/local/domain/5/device/vbd/51712";
+    char b[128];
+    CHECK(sd_parse_slot("slot-a") == SD_SLOT_A);
+    CHECK(sd_parse_slot("slot-b") == SD_SLOT_B);
+    CHECK(sd_parse_slot("slot-c") < 0);
+    CHECK(sd_parse_slot("slot-a ") < 0);
+    CHECK(sd_parse_slot("") < 0);
+    CHECK(sd_parse_slot(NULL) < 0);
+    CHECK(!strcmp(sd_slot_name(SD_SLOT_B), "slot-b") && !sd_slot_name(0) && !sd_slot_name(3));
+    CHECK(sd_slot_path(b, sizeof(b), fe, SD_SLOT_A) &&
+          !strcmp(b, "/local/domain/5/device/vbd/51712/shadow/slot-a"));
+    CHECK(!sd_slot_path(b, 20, fe, SD_SLOT_A));
+    CHECK(!sd_slot_path(b, sizeof(b), fe, 0));
+    CHECK(sd_front_which(fe, fe) == 0);
+    CHECK(sd_front_which(fe, "/local/domain/5/device/vbd/51712/shadow/slot-b") == SD_SLOT_B);
+    CHECK(sd_front_which(fe, "/local/domain/5/device/vbd/51712/shadow/slot-c") < 0);
+    CHECK(sd_front_which(fe, "/local/domain/5/device/vbd/51712/shadow/slot-a/x") < 0);
+    CHECK(sd_front_which(fe, "/local/domain/5/device/vbd/517120") < 0);
+    CHECK(sd_front_which(fe, "/local/domain/5/device/vbd/51712/slot-a") < 0);
+    CHECK(sd_front_which(fe, "/local/domain/5/device/vbd") < 0);
+    CHECK(sd_fe_protocol_key("state") && sd_fe_protocol_key("ring-ref3"));
+    CHECK(sd_fe_protocol_key("event-channel-tx") && sd_fe_protocol_key("queue-0"));
+    CHECK(sd_fe_protocol_key("feature-persistent") && sd_fe_protocol_key("request-rx-copy"));
+    CHECK(sd_fe_protocol_key("evt-ring-ref") && sd_fe_protocol_key("multi-queue-num-queues"));
+    CHECK(!sd_fe_protocol_key("virtual-device") && !sd_fe_protocol_key("mac"));
+    CHECK(!sd_fe_protocol_key("device-type") && !sd_fe_protocol_key("states"));
+}
+
 int main(void)
 {
     numbers();
@@ -150,5 +181,6 @@ int main(void)
     fe_last();
     inject();
     names();
+    slots();
     return check_status();
 }
