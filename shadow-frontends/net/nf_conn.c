@@ -256,11 +256,17 @@ void nf_conn_push(struct nf_conn *c)
         xenevtchn_notify(c->xce, c->port);
 }
 
-void nf_conn_ack_event(struct nf_conn *c)
+void nf_conn_ack_event(xenevtchn_handle *xce)
 {
-    xenevtchn_port_or_error_t p = xenevtchn_pending(c->xce);
+    xenevtchn_port_or_error_t p = xenevtchn_pending(xce);
     if (p >= 0)
-        xenevtchn_unmask(c->xce, (evtchn_port_t)p);
+        xenevtchn_unmask(xce, (evtchn_port_t)p);
+}
+
+void nf_conn_rx_drop_partial(struct nf_conn *c)
+{
+    if (c->rx_slots)
+        c->rx_bad = true;
 }
 
 static int harvest_tx(struct nf_conn *c, char *why, size_t len, bool *more)

@@ -100,8 +100,12 @@ bool nf_conn_tx_idle(const struct nf_conn *c);
 bool nf_conn_tx_probe(struct nf_conn *c, const uint8_t addr[6], uint64_t now);
 /* Make queued requests (tx and reposted rx) visible and notify if asked. */
 void nf_conn_push(struct nf_conn *c);
-/* Acknowledge an event-channel notification. */
-void nf_conn_ack_event(struct nf_conn *c);
+/* Acknowledge an event-channel notification on xce: every port of every
+ * connection (the live ones and a standby's) is bound on it. */
+void nf_conn_ack_event(xenevtchn_handle *xce);
+/* A packet whose first slots were received now is dropped when complete
+ * (the standby's, received before it was promoted). */
+void nf_conn_rx_drop_partial(struct nf_conn *c);
 
 /* Receive a complete packet: its first slot's NETRXF_* flags, its GSO
  * extra-info (or NULL). */

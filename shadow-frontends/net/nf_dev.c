@@ -5,6 +5,7 @@
 #include "nf_dev.h"
 
 #include "net_l4.h"
+#include "nf_standby.h"
 #include "sf_time.h"
 #include "understudy-keys.h"
 #include "xs_util.h"
@@ -136,8 +137,8 @@ static uint8_t *collect_unanswered(void *arg, const struct virtio_net_hdr *vh, u
 static unsigned requeue_unanswered(struct nf_dev *d)
 {
     d->n_unans = 0;
-    for (unsigned k = 0; k < d->nq; k++)
-        nf_conn_unanswered(d->q[k], collect_unanswered, d);
+    for (unsigned k = 0; k < d->ln.nq; k++)
+        nf_conn_unanswered(d->ln.q[k], collect_unanswered, d);
     unsigned kept = 0;
     for (unsigned i = d->n_unans; i-- > 0;) {
         if (d->held_n >= d->cfg.max_held) {
@@ -162,9 +163,9 @@ static bool oldest_all(void *arg, uint64_t *since)
 {
     const struct nf_dev *d = arg;
     bool any = false;
-    for (unsigned k = 0; k < d->nq; k++) {
+    for (unsigned k = 0; k < d->ln.nq; k++) {
         uint64_t o = 0;
-        if (nf_conn_oldest(d->q[k], &o) && (!any || o < *since)) {
+        if (nf_conn_oldest(d->ln.q[k], &o) && (!any || o < *since)) {
             *since = o;
             any = true;
         }
@@ -172,22 +173,10 @@ static bool oldest_all(void *arg, uint64_t *since)
     return any;
 }
 
-static void free_queues(struct nf_dev *d)
-{
-    for (unsigned k = 0; k < NF_MAX_QUEUES; k++) {
-        if (d->q[k]) {
-            nf_conn_teardown(d->q[k]);
-            free(d->q[k]);
-            d->q[k] = NULL;
-        }
-    }
-    d->nq = 0;
-}
-
 static void nf_teardown(void *arg, struct sfx *x)
 {
     struct nf_dev *d = arg;
-    free_queues(d);
+    nf_link_free(&d->ln);
     nf_remove_transport(x);
 }
 
@@ -202,7 +191,7 @@ static void nf_teardown(void *arg, struct sfx *x)
 static void nf_isolate(void *arg, char *held, size_t len)
 {
     struct nf_dev *d = arg;
-    unsigned replay = d->cfg.shadow && d->nq && d->c.phase == SFC_UP ? requeue_unanswered(d) : 0;
+    unsigned replay = d->cfg.shadow && d->ln.nq && d->c.phase == SFC_UP ? requeue_unanswered(d) : 0;
     carrier(d, false);
     /* Until the next backend says what it takes: partial checksums only
      * (which we can always complete). */
@@ -230,75 +219,66 @@ static void nf_fail(void *arg, char *what, size_t len)
     snprintf(what, len, "%s stays without carrier from now on", d->tap.name);
 }
 
-static bool mtu_fits(const struct nf_dev *d)
+bool nf_dev_mtu_fits(const struct nf_dev *d, const struct nf_link *l)
 {
     /* The largest frame: MTU plus Ethernet and VLAN headers. */
     unsigned frame = d->sh.mtu + NET_ETH_HLEN + 4;
-    return frame <= (d->feat.sg ? NF_MAX_FRAME : NF_PAGE);
+    return frame <= (l->feat.sg ? NF_MAX_FRAME : NF_PAGE);
 }
 
-static int nf_setup(void *arg, struct sfx *x, char *why, size_t len)
+int nf_dev_share(struct nf_dev *d, struct nf_link *l, struct sfx *x, const char *role, char *why,
+                 size_t len)
 {
-    struct nf_dev *d = arg;
-    const char *key;
-    if (nf_read_features(x, &d->feat, &key) < 0) {
-        nf_log(d, false, "backend %s: %s: %m; retrying", x->be, key);
-        return -1;
-    }
-    if (d->feat.has_mac && memcmp(d->feat.mac, d->mac, 6)) {
-        snprintf(why, len, "the backend serves another NIC (its mac differs from ours)");
+    char msg[256];
+    int r = nf_link_negotiate(l, x, d->mac, msg, sizeof(msg));
+    if (r > 0) {
+        snprintf(why, len, "%s", msg);
         return SFC_MISMATCH;
     }
-    unsigned nq = d->cfg.queues < d->feat.max_queues ? d->cfg.queues : d->feat.max_queues;
-    if (nq == 0)
-        nq = 1;
-    if (nq > d->tap.nq)
-        nq = d->tap.nq;
-    uint32_t tx_refs[NF_MAX_QUEUES], rx_refs[NF_MAX_QUEUES];
-    unsigned ports[NF_MAX_QUEUES];
-    for (unsigned k = 0; k < nq; k++) {
-        d->q[k] = calloc(1, sizeof(*d->q[k]));
-        if (!d->q[k]) {
-            nf_log(d, false, "out of memory for a connection");
-            return -1;
-        }
-        d->nq = k + 1;
-        if (nf_conn_setup(d->q[k], d->gs, d->xce, x->be_id) < 0) {
-            nf_log(d, false,
-                   "queue %u: share rings and buffers with domain %u, bind a port: %m; retrying", k,
-                   x->be_id);
-            free(d->q[k]);
-            d->q[k] = NULL;
-            d->nq = k;
-            return -1;
-        }
-        d->q[k]->track = d->cfg.shadow;
-        tx_refs[k] = d->q[k]->tx_ref;
-        rx_refs[k] = d->q[k]->rx_ref;
-        ports[k] = d->q[k]->port;
-    }
-    d->filter_on = d->feat.mcast && nf_shadow_wants_filter(&d->sh);
-    if (nf_write_transport(x, nq, tx_refs, rx_refs, ports, d->filter_on, d->cfg.offloads) < 0) {
-        nf_log(d, false, "xenstore: write the transport keys in %s: %m; retrying", d->cfg.device);
+    if (r < 0) {
+        nf_log(d, false, "%s %s: %s; retrying", role, x->be, msg);
+        errno = EAGAIN; /* not gntalloc's ENOSPC (nf_standby_setup) */
         return -1;
     }
+    const struct nf_link_want want = {.queues = d->cfg.queues,
+                                      .track = d->cfg.shadow,
+                                      .filter = nf_shadow_wants_filter(&d->sh),
+                                      .offloads = d->cfg.offloads};
+    if (nf_link_share(l, d->gs, d->xce, x, &want, d->tap.nq, msg, sizeof(msg)) < 0) {
+        int e = errno; /* the caller may act on it (ENOSPC: gntalloc's limit) */
+        nf_log(d, false, "%s %s: %s", role, x->be, msg);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+void nf_dev_new_backend(struct nf_dev *d)
+{
     memset(&d->applied, 0, sizeof(d->applied));
     /* Without the shadow only the first backend is given the list; a new one
      * sees the changes made from now on, as if it had the list already. */
     if (!d->cfg.shadow && d->programmed)
         d->applied = d->sh;
     d->warned_static = false;
-    return 0;
+}
+
+static int nf_setup(void *arg, struct sfx *x, char *why, size_t len)
+{
+    struct nf_dev *d = arg;
+    int r = nf_dev_share(d, &d->ln, x, "backend", why, len);
+    if (r == 0)
+        nf_dev_new_backend(d);
+    return r;
 }
 
 /* The backend is Connected: offloads, carrier on; the restore (multicast
  * list, held tx) runs from the loop until sfc_replayed. */
-static int nf_connect(void *arg, struct sfx *x, bool first, char *what, size_t len)
+int nf_dev_restore(struct nf_dev *d, struct sfx *x, bool first, char *what, size_t len)
 {
-    struct nf_dev *d = arg;
     char cfg[96];
     nf_shadow_describe(&d->sh, cfg, sizeof(cfg));
-    if (!mtu_fits(d))
+    if (!nf_dev_mtu_fits(d, &d->ln))
         nf_log(d, false,
                "the guest's MTU %u needs feature-sg, which backend %s does not offer: "
                "frames over one page are dropped",
@@ -306,9 +286,9 @@ static int nf_connect(void *arg, struct sfx *x, bool first, char *what, size_t l
     d->caps = (struct nf_txcaps){0};
     unsigned tun = 0;
     if (d->cfg.offloads) {
-        d->caps.csum6 = d->feat.csum6;
-        d->caps.gso4 = d->feat.sg && d->feat.gso4 && d->gso_bounded;
-        d->caps.gso6 = d->feat.sg && d->feat.gso6 && d->gso_bounded;
+        d->caps.csum6 = d->ln.feat.csum6;
+        d->caps.gso4 = d->ln.feat.sg && d->ln.feat.gso4 && d->gso_bounded;
+        d->caps.gso6 = d->ln.feat.sg && d->ln.feat.gso6 && d->gso_bounded;
         tun = nf_off_tun_flags(&d->caps);
     }
     if (nf_tap_offload(&d->tap, tun) < 0)
@@ -316,17 +296,17 @@ static int nf_connect(void *arg, struct sfx *x, bool first, char *what, size_t l
     carrier(d, true);
     d->programmed = true;
     char feat[64];
-    snprintf(feat, sizeof(feat), "%u queue%s, %s, tx offloads%s%s%s", d->nq, d->nq > 1 ? "s" : "",
-             d->feat.sg ? "sg" : "no sg", tun ? " csum" : " none", d->caps.gso4 ? " tso4" : "",
-             d->caps.gso6 && d->caps.csum6 ? " tso6" : "");
-    const char *mc = !d->feat.mcast ? "no multicast control"
-                     : d->filter_on ? "multicast filter on"
-                                    : "multicast filter off (promisc/allmulti)";
+    snprintf(feat, sizeof(feat), "%u queue%s, %s, tx offloads%s%s%s", d->ln.nq,
+             d->ln.nq > 1 ? "s" : "", d->ln.feat.sg ? "sg" : "no sg", tun ? " csum" : " none",
+             d->caps.gso4 ? " tso4" : "", d->caps.gso6 && d->caps.csum6 ? " tso6" : "");
+    const char *mc = !d->ln.feat.mcast ? "no multicast control"
+                     : d->ln.filter_on ? "multicast filter on"
+                                       : "multicast filter off (promisc/allmulti)";
     nf_probe_start(&d->probe, sf_now_ms());
     char probe[128];
     if (!d->cfg.probe_ms)
         snprintf(probe, sizeof(probe), "no liveness probe (--probe-ms 0)");
-    else if (d->feat.mcast)
+    else if (d->ln.feat.mcast)
         snprintf(probe, sizeof(probe), "liveness probe after %u ms of idle tx", d->cfg.probe_ms);
     else /* netif has no other request that is answered and changes nothing */
         snprintf(probe, sizeof(probe),
@@ -342,6 +322,11 @@ static int nf_connect(void *arg, struct sfx *x, bool first, char *what, size_t l
     return 0;
 }
 
+static int nf_connect(void *arg, struct sfx *x, bool first, char *what, size_t len)
+{
+    return nf_dev_restore(arg, x, first, what, len);
+}
+
 static const struct sfc_ops nf_conn_ops = {
     /* As Linux netfront: Connected once the keys are written; the backend
      * connects when it sees it. */
@@ -352,6 +337,10 @@ static const struct sfc_ops nf_conn_ops = {
     .isolate = nf_isolate,
     .fail = nf_fail,
     .oldest = oldest_all,
+    .standby_setup = nf_standby_setup,
+    .standby_connect = nf_standby_connect,
+    .standby_teardown = nf_standby_teardown,
+    .promote = nf_standby_promote,
 };
 
 /* ---- data ---- */
@@ -392,7 +381,7 @@ static bool tx_one(struct nf_dev *d, struct nf_conn *c, uint8_t *raw, unsigned r
     memcpy(&h, raw, VNET);
     uint8_t *f = raw + VNET;
     unsigned len = rawlen - VNET;
-    if (len > (d->feat.sg ? NF_MAX_FRAME : NF_PAGE)) {
+    if (len > (d->ln.feat.sg ? NF_MAX_FRAME : NF_PAGE)) {
         d->tx_drop_big++;
         return true;
     }
@@ -419,33 +408,33 @@ static bool tx_one(struct nf_dev *d, struct nf_conn *c, uint8_t *raw, unsigned r
  * address (netif.h: XEN_NETIF_EXTRA_TYPE_MCAST_ADD/DEL). */
 static void sync_mcast(struct nf_dev *d, uint64_t now)
 {
-    if (!d->feat.mcast)
+    if (!d->ln.feat.mcast)
         return;
-    for (unsigned i = 0; i < d->sh.nmc && nf_conn_tx_room(d->q[0], 1, 1); i++) {
+    for (unsigned i = 0; i < d->sh.nmc && nf_conn_tx_room(d->ln.q[0], 1, 1); i++) {
         if (nf_shadow_has(&d->applied, d->sh.mc[i]) || d->applied.nmc >= NF_MCAST_MAX)
             continue;
-        nf_conn_tx_mcast(d->q[0], XEN_NETIF_EXTRA_TYPE_MCAST_ADD, d->sh.mc[i], now);
+        nf_conn_tx_mcast(d->ln.q[0], XEN_NETIF_EXTRA_TYPE_MCAST_ADD, d->sh.mc[i], now);
         memcpy(d->applied.mc[d->applied.nmc++], d->sh.mc[i], 6);
     }
-    for (unsigned i = 0; i < d->applied.nmc && nf_conn_tx_room(d->q[0], 1, 1);) {
+    for (unsigned i = 0; i < d->applied.nmc && nf_conn_tx_room(d->ln.q[0], 1, 1);) {
         if (nf_shadow_has(&d->sh, d->applied.mc[i])) {
             i++;
             continue;
         }
-        nf_conn_tx_mcast(d->q[0], XEN_NETIF_EXTRA_TYPE_MCAST_DEL, d->applied.mc[i], now);
+        nf_conn_tx_mcast(d->ln.q[0], XEN_NETIF_EXTRA_TYPE_MCAST_DEL, d->applied.mc[i], now);
         memcpy(d->applied.mc[i], d->applied.mc[--d->applied.nmc], 6);
     }
     bool want = nf_shadow_wants_filter(&d->sh);
-    if (want == d->filter_on)
+    if (want == d->ln.filter_on)
         return;
-    if (d->feat.mcast_dynamic) {
+    if (d->ln.feat.mcast_dynamic) {
         if (nf_write_mcast_request(&d->c.x, want) == 0)
-            d->filter_on = want;
+            d->ln.filter_on = want;
     } else if (!d->warned_static) {
         nf_log(d, false,
                "backend %s samples request-multicast-control at connect only: its multicast "
                "filter stays %s until the next connection",
-               d->c.x.be, d->filter_on ? "on" : "off");
+               d->c.x.be, d->ln.filter_on ? "on" : "off");
         d->warned_static = true;
     }
 }
@@ -455,7 +444,7 @@ static void pump_tx(struct nf_dev *d, uint64_t now)
     sync_mcast(d, now);
     while (d->held_n) {
         struct nf_held *h = &d->held[d->held_head];
-        if (!tx_one(d, d->q[0], h->data, h->len, now))
+        if (!tx_one(d, d->ln.q[0], h->data, h->len, now))
             return;
         free(h->data);
         d->held_bytes -= h->len;
@@ -465,7 +454,7 @@ static void pump_tx(struct nf_dev *d, uint64_t now)
     /* Each TAP queue feeds one ring (more TAP queues than rings share them). */
     uint8_t *buf = d->rdbuf;
     for (unsigned k = 0; k < d->tap.nq; k++) {
-        struct nf_conn *c = d->q[k % d->nq];
+        struct nf_conn *c = d->ln.q[k % d->ln.nq];
         for (unsigned i = 0; i < TAP_BATCH && nf_conn_tx_room(c, NF_MAX_SLOTS, 1); i++) {
             ssize_t n = read(d->tap.qfd[k], buf, READ_MAX);
             if (n <= 0)
@@ -485,18 +474,18 @@ static void pump_tx(struct nf_dev *d, uint64_t now)
  * backend that hangs while the guest only receives is seen by the deadline. */
 static void probe(struct nf_dev *d, uint64_t now)
 {
-    if (!d->feat.mcast)
+    if (!d->ln.feat.mcast)
         return;
     bool busy = d->held_n || sfc_replaying(&d->c);
-    for (unsigned k = 0; k < d->nq; k++)
-        busy = busy || !nf_conn_tx_idle(d->q[k]);
+    for (unsigned k = 0; k < d->ln.nq; k++)
+        busy = busy || !nf_conn_tx_idle(d->ln.q[k]);
     if (!nf_probe_due(&d->probe, busy, now))
         return;
     /* Outside the guest's list as last read and the list the backend has:
      * deleting it is a no-op there, whatever the guest joins next. */
     uint8_t a[6];
     nf_probe_addr(&d->sh, &d->applied, a);
-    if (nf_conn_tx_probe(d->q[0], a, now))
+    if (nf_conn_tx_probe(d->ln.q[0], a, now))
         nf_probe_sent(&d->probe, now);
     else
         nf_probe_start(&d->probe, now); /* cannot happen on idle rings; never spin */
@@ -521,7 +510,7 @@ static bool want_tap(const struct nf_dev *d, unsigned k)
     if (d->c.rec.state == SF_FAILED || (!d->cfg.shadow && d->c.phase != SFC_UP))
         return true; /* read and drop: nothing is held (failed, or no shadow) */
     if (d->c.phase == SFC_UP)
-        return d->held_n == 0 && nf_conn_tx_room(d->q[k % d->nq], NF_MAX_SLOTS, 1);
+        return d->held_n == 0 && nf_conn_tx_room(d->ln.q[k % d->ln.nq], NF_MAX_SLOTS, 1);
     return !held_full(d);
 }
 
@@ -540,13 +529,13 @@ static void drain_tap(struct nf_dev *d)
 static void harvest(struct nf_dev *d)
 {
     char why[160];
-    for (unsigned k = 0; k < d->nq && d->c.phase == SFC_UP; k++) {
-        struct nf_conn *c = d->q[k];
+    for (unsigned k = 0; k < d->ln.nq && d->c.phase == SFC_UP; k++) {
+        struct nf_conn *c = d->ln.q[k];
         for (int round = 0; round < 8; round++) {
             uint64_t before = c->tx.rsp_cons + c->rx.rsp_cons;
             int r = nf_conn_harvest(c, deliver, d, why, sizeof(why));
             if (r < 0) {
-                if (d->nq > 1)
+                if (d->ln.nq > 1)
                     sfc_fault(&d->c, SF_BAD_RESPONSE, "queue %u: %s", k, why);
                 else
                     sfc_fault(&d->c, SF_BAD_RESPONSE, "%s", why);
@@ -565,7 +554,7 @@ static void check_deadline(struct nf_dev *d, uint64_t now)
     uint64_t age;
     if (!sfc_overdue(&d->c, now, &age))
         return;
-    const struct nf_conn *c = d->q[0];
+    const struct nf_conn *c = d->ln.q[0];
     /* The oldest unanswered request is the probe (issued age ms ago). */
     bool by_probe = c->probe_out && c->txsince[c->probe_id] == now - age;
     sfc_fault(&d->c, SF_TIMEOUT, "%s unanswered for %" PRIu64 " ms (deadline %u ms)",
@@ -597,7 +586,7 @@ static int poll_timeout(const struct nf_dev *d, uint64_t now)
     uint64_t t = (uint64_t)sfc_timeout(&d->c, now, d->cfg.poll_ms);
     if (d->next_read <= now)
         return 0;
-    if (d->c.phase == SFC_UP && d->feat.mcast && nf_probe_wait(&d->probe, now) < t)
+    if (d->c.phase == SFC_UP && d->ln.feat.mcast && nf_probe_wait(&d->probe, now) < t)
         t = nf_probe_wait(&d->probe, now);
     if (d->next_read - now < t)
         t = d->next_read - now;
@@ -628,7 +617,8 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
         uint64_t now = sf_now_ms();
         struct pollfd p[P_TAP + NF_MAX_QUEUES] = {
             [P_SIG] = {.fd = sigfd, .events = POLLIN},
-            [P_EVTCHN] = {.fd = d->c.phase == SFC_UP ? xenevtchn_fd(d->xce) : -1, .events = POLLIN},
+            [P_EVTCHN] = {.fd = d->c.phase == SFC_UP || d->sb.nq ? xenevtchn_fd(d->xce) : -1,
+                          .events = POLLIN},
             [P_NL] = {.fd = d->tap.nl, .events = POLLIN},
         };
         sfc_pollfds(&d->c, &p[P_CONN]);
@@ -643,12 +633,13 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
         if (p[P_SIG].revents & POLLIN)
             on_signal(d, sigfd);
         if (p[P_EVTCHN].revents & POLLIN)
-            nf_conn_ack_event(d->q[0]); /* one handle: any queue's port */
+            nf_conn_ack_event(d->xce); /* one handle: any queue's port, a standby's too */
         if ((p[P_NL].revents & POLLIN) && nf_tap_link_event(&d->tap))
             d->next_read = now;
         if (now >= d->next_read)
             read_shadow(d, now);
         sfc_step(&d->c, now);
+        nf_standby_drain(d);
         if (d->c.phase == SFC_UP)
             harvest(d);
         now = sf_now_ms();
@@ -656,10 +647,10 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
         if (d->c.phase == SFC_UP) {
             pump_tx(d, now);
             probe(d, now);
-            for (unsigned k = 0; k < d->nq; k++)
-                nf_conn_push(d->q[k]);
+            for (unsigned k = 0; k < d->ln.nq; k++)
+                nf_conn_push(d->ln.q[k]);
             /* The NIC's replay: held frames sent, multicast list answered. */
-            if (sfc_replaying(&d->c) && !d->held_n && !d->q[0]->tx_mcast_pending)
+            if (sfc_replaying(&d->c) && !d->held_n && !d->ln.q[0]->tx_mcast_pending)
                 sfc_replayed(&d->c, now, "");
             neigh_step(d, now);
         } else if (d->c.rec.state == SF_FAILED || !d->cfg.shadow) {
@@ -671,9 +662,10 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
     nf_log(d, false,
            "stopping: dropped tx %" PRIu64 " (no room to hold), %" PRIu64 " (too big), %" PRIu64
            " (offloads); rx %" PRIu64 " filtered, %" PRIu64 " (offloads), %" PRIu64
-           " TAP write errors; liveness probes %" PRIu64,
+           " TAP write errors; liveness probes %" PRIu64 "; standby promotions %" PRIu64
+           ", frames standbys received while held (dropped) %" PRIu64,
            d->tx_drop_held, d->tx_drop_big, d->tx_drop_off, d->rx_filtered, d->rx_drop_off,
-           d->rx_tap_err, d->probe.sent);
+           d->rx_tap_err, d->probe.sent, d->c.promotions, d->sb_rx_dropped);
     sfc_end(&d->c);
     return 0;
 }
@@ -734,7 +726,8 @@ void nf_dev_close(struct nf_dev *d)
 {
     if (!d)
         return;
-    free_queues(d);
+    nf_link_free(&d->sb);
+    nf_link_free(&d->ln);
     neigh_restore(d, "(stopping)");
     if (d->held)
         held_drop_all(d);

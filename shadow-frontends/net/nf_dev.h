@@ -9,6 +9,7 @@
 #define NF_DEV_H
 
 #include "nf_conn.h"
+#include "nf_link.h"
 #include "nf_neigh.h"
 #include "nf_offload.h"
 #include "nf_probe.h"
@@ -46,12 +47,10 @@ struct nf_dev {
     xengntshr_handle *gs;
     xenevtchn_handle *xce;
 
-    struct nf_conn *q[NF_MAX_QUEUES]; /* the connection: one per queue */
-    unsigned nq;
-    struct nf_features feat;
-    struct nf_txcaps caps;     /* the tx offloads of this connection */
+    struct nf_link ln;         /* the live transport: one connection per queue */
+    struct nf_link sb;         /* the hot standby's, held idle in its slot (nf_standby.h) */
+    struct nf_txcaps caps;     /* the tx offloads of the live transport */
     bool gso_bounded;          /* the TAP's GSO packets fit a tx request */
-    bool filter_on;            /* request-multicast-control as the backend sampled it */
     bool warned_static;        /* logged that a static-only backend keeps filtering */
     struct nf_probe probe;     /* the liveness probe of an idle tx path */
     struct nf_neigh neigh;     /* the TAP's neighbour probe budget, raised while recovering */
@@ -75,6 +74,7 @@ struct nf_dev {
     char *mctext;   /* /proc/net/dev_mcast (NF_MCAST_TEXT_MAX bytes) */
 
     uint64_t tx_drop_held, tx_drop_big, tx_drop_off, rx_filtered, rx_tap_err, rx_drop_off;
+    uint64_t sb_rx_dropped; /* frames a standby received before it was promoted */
     bool stop;
 };
 
@@ -87,5 +87,18 @@ void nf_dev_close(struct nf_dev *d);
 
 void nf_log(const struct nf_dev *d, bool verbose_only, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* For the class's own files (nf_standby.c). */
+/* Negotiate with x's backend and share a transport with it (l): as the
+ * connection driver's setup. 0; -1 (logged); SFC_MISMATCH with why. */
+int nf_dev_share(struct nf_dev *d, struct nf_link *l, struct sfx *x, const char *role, char *why,
+                 size_t len);
+/* The live transport is to a new backend: its multicast list is empty. */
+void nf_dev_new_backend(struct nf_dev *d);
+/* The live transport's backend is Connected: offloads, carrier on, and what
+ * the recovery restores (as sfc_ops.connect). */
+int nf_dev_restore(struct nf_dev *d, struct sfx *x, bool first, char *what, size_t len);
+/* The guest's MTU fits what l's backend takes (over a page: feature-sg). */
+bool nf_dev_mtu_fits(const struct nf_dev *d, const struct nf_link *l);
 
 #endif

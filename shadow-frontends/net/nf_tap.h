@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define NF_MAX_QUEUES 2u /* 386 grants each: two connections' worth fit gntalloc's 1024 */
+#define NF_MAX_QUEUES 2u /* 386 grants each: two transports of one queue fit gntalloc's 1024 */
 
 struct nf_tap {
     int fd;                 /* queue 0 (every ioctl goes here), non-blocking */

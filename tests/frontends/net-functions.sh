@@ -22,6 +22,26 @@
 #   replace_netback OLD NEW GUEST   the stand-in toolstack's recovery: destroy OLD, start NEW
 #                          with netback and a backend dir (plus $VIF_BE_KEYS), rewire
 #   net_sanitizer_check / net_dump_logs   on every $TEST_TMP/*.log
+#
+# A driver domain with a network stack of its own (as a real one has), for a hot
+# standby beside the serving domain (schema.md, "The hot standby's connection"):
+#   net_dom_ns NAME        namespace $NS_D-NAME: bridge br0, uplinked by a veth
+#                          (MTU $NET_DOM_MTU, 1500 by default) to $NS_D's br0, the
+#                          LAN the server is on; removed on exit. Not in a subshell.
+#   netback_dom_ns NAME    a domain NAME whose main process is netback in $NS_D-NAME
+#                          (net_dom_ns first), started by netback_go; prints the domid
+#   vif_standby GUEST NAME SLOT [K=V...]   a hot standby: domain NAME with netback in a
+#                          namespace of its own, the slot FE/shadow/SLOT (backend,
+#                          backend-id, state, the toolstack's handle and mac), NAME's
+#                          backend dir naming it (K=V: more backend keys),
+#                          FE/shadow/standby=SLOT; waits until the slot and the backend
+#                          are Connected. Sets SB (its domid). Not in a subshell.
+#   vif_promote OLD GUEST DOMID   fence OLD (pause), point the vif at DOMID's backend
+#                          (held in a slot), bump the generation, drop
+#                          FE/shadow/standby; OLD is destroyed in the background. With
+#                          VIF_STAMPS set, the time of the rewrite (ns) is appended there
+#   vif_live_dir GUEST     the dir the live connection is in: the slot whose backend
+#                          is FE/backend, else FE
 
 NETBACK=$BUILD/bin/netback
 NETFRONT=$BUILD/bin/understudy-netfront
@@ -176,4 +196,85 @@ replace_netback() {
     netback_go "$new" "$g" "$VIF"
     rewire_vif "$g" "$VIF" "$d"
     echo "$d"
+}
+
+NET_DOM_MTU=${NET_DOM_MTU:-1500}
+_net_dom_n=0
+_net_dom_nss=()
+net_dom_ns() {
+    local ns=$NS_D-$1 up
+    _net_dom_n=$((_net_dom_n + 1))
+    up=dl$_net_dom_n
+    ip netns add "$ns" || fail "ip netns add $ns"
+    [ ${#_net_dom_nss[@]} -gt 0 ] || on_exit "_net_dom_cleanup"
+    _net_dom_nss+=("$ns")
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+    ip -n "$ns" link add br0 type bridge && ip -n "$ns" link set br0 up &&
+        ip -n "$ns" link add up0 mtu "$NET_DOM_MTU" type veth peer name "$up" mtu "$NET_DOM_MTU" &&
+        ip -n "$ns" link set "$up" netns "$NS_D" && ip -n "$ns" link set up0 master br0 &&
+        ip -n "$ns" link set up0 up && in_d ip link set "$up" master br0 &&
+        in_d ip link set "$up" up || fail "net_dom_ns $1: network setup"
+}
+_net_dom_cleanup() {
+    local ns
+    for ns in "${_net_dom_nss[@]}"; do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+        ip netns del "$ns" 2>/dev/null
+    done
+    return 0
+}
+
+netback_dom_ns() {
+    local name=$1
+    new_dom "$name" ip netns exec "$NS_D-$name" sh -c \
+        'f=$1; shift; while [ ! -s "$f" ]; do sleep 0.02; done; exec "$@" --backend "$(cat "$f")"' \
+        sh "$TEST_TMP/go.$name" "$NETBACK"
+}
+
+_vif_connected() { [ "$(xenstore-read "$1/state" 2>/dev/null)" = 4 ]; }
+vif_standby() {
+    local g=$1 name=$2 slot=$3 d fe sd be
+    shift 3
+    net_dom_ns "$name"
+    d=$(netback_dom_ns "$name") || fail "vif_standby: create $name"
+    fe=$(vif_fe "$g" "$VIF")
+    sd=$fe/shadow/$slot
+    be=$(vif_be "$d" "$g" "$VIF")
+    xenstore-rm "$sd" 2>/dev/null || true
+    "$TPROG/dom0/xsdev" "$sd" "n$g,r$d" backend="$be" backend-id="$d" state=1 handle="$VIF" \
+        mac="$MAC" || fail "vif_standby: write $sd"
+    "$TPROG/dom0/xsdev" "$be" "n$d,r$g" frontend="$sd" frontend-id="$g" online=1 state=1 \
+        handle="$VIF" mac="$MAC" bridge=br0 type=vif script=/etc/xen/scripts/vif-bridge "$@" ||
+        fail "vif_standby: write $be"
+    netback_go "$name" "$g" "$VIF"
+    xenstore-write "$fe/shadow/standby" "$slot" || fail "vif_standby: write $fe/shadow/standby"
+    wait_for 10 _vif_connected "$sd"
+    wait_for 10 _vif_connected "$be"
+    SB=$d
+}
+
+vif_promote() {
+    local old=$1 g=$2 d=$3 fe gen
+    fe=$(vif_fe "$g" "$VIF")
+    "$XENSIM" pause "$old" >/dev/null 2>&1 || true # fenced (or gone already)
+    gen=$(xenstore-read "$fe/shadow/generation" 2>/dev/null || echo 0)
+    # In this order (one call: no tool started between them): the generation last.
+    [ -z "${VIF_STAMPS:-}" ] || date +%s%N >>"$VIF_STAMPS"
+    xenstore-write "$fe/backend" "$(vif_be "$d" "$g" "$VIF")" "$fe/backend-id" "$d" \
+        "$fe/shadow/generation" $((gen + 1)) || fail "vif_promote: write $fe"
+    xenstore-rm "$fe/shadow/standby" || fail "vif_promote: remove $fe/shadow/standby"
+    ("$XENSIM" destroy "$old" >/dev/null 2>&1 &)
+}
+
+vif_live_dir() {
+    local fe be s
+    fe=$(vif_fe "$1" "$VIF")
+    be=$(xenstore-read "$fe/backend" 2>/dev/null)
+    for s in slot-a slot-b; do
+        if [ -n "$be" ] && [ "$(xenstore-read "$fe/shadow/$s/backend" 2>/dev/null)" = "$be" ]; then
+            echo "$fe/shadow/$s"
+            return
+        fi
+    done
+    echo "$fe"
 }

@@ -4,8 +4,9 @@
  *   netprobe client HOST PORT INTERVAL_US SECONDS
  *                                        send a numbered, timestamped datagram every
  *                                        INTERVAL_US for SECONDS; print one line per
- *                                        echo received: "<sent_ns> <recv_ns>"
- *                                        (CLOCK_REALTIME), then "PROBE-DONE <sent> <echoed>"
+ *                                        echo received: "<sent_ns> <recv_ns> <number>"
+ *                                        (CLOCK_REALTIME; number from 0: the missing ones
+ *                                        were lost), then "PROBE-DONE <sent> <echoed>"
  *
  * Request/response latency is recv - sent; a recovery's duration is seen as the
  * first echo of a datagram sent after the fault. Bounded by SECONDS (client).
@@ -73,6 +74,9 @@ static int client(const char *host, unsigned port, unsigned long interval_us, un
         perror("netprobe: connect");
         return 1;
     }
+    /* A line per echo as it comes: the caller may stop us at any time (and an
+     * ASan build cannot run under stdbuf's preload). */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     uint64_t end = now_ns(CLOCK_MONOTONIC) + secs * 1000000000ull, next = 0, sent = 0, got = 0;
     while (now_ns(CLOCK_MONOTONIC) < end) {
         uint64_t m = now_ns(CLOCK_MONOTONIC);
@@ -89,8 +93,8 @@ static int client(const char *host, unsigned port, unsigned long interval_us, un
         uint64_t msg[2];
         while (recv(fd, msg, sizeof(msg), 0) == (ssize_t)sizeof(msg)) {
             got++;
-            printf("%llu %llu\n", (unsigned long long)msg[1],
-                   (unsigned long long)now_ns(CLOCK_REALTIME));
+            printf("%llu %llu %llu\n", (unsigned long long)msg[1],
+                   (unsigned long long)now_ns(CLOCK_REALTIME), (unsigned long long)msg[0]);
         }
     }
     printf("PROBE-DONE %llu %llu\n", (unsigned long long)sent, (unsigned long long)got);
