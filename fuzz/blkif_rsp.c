@@ -46,7 +46,7 @@ static bool harvest(struct blk_class *c, struct sfj *j)
 {
     struct sf_rsp batch[64];
     char why[160];
-    for (unsigned round = 0; round <= c->nslots; round++) {
+    for (unsigned round = 0; round <= c->live.nslots; round++) {
         int n = blk_class_ops.harvest(c, false, batch, 64, why, sizeof(why));
         if (n < 0)
             return false;
@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     /* Rounds: issue what may go, then the backend answers. */
-    blkif_front_ring_t *fr = &c->ring.fr;
+    blkif_front_ring_t *fr = &c->live.ring.fr;
     while (fz_left(&f)) {
         sfj_dispatch(&j, 0, issue, done, c);
         blk_class_ops.kick(c);
@@ -129,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             uint8_t sel = fz_u8(&f), opsel = fz_u8(&f);
             blkif_response_t rsp = {0};
             const struct sfj_entry *e = j.slots[sel % j.nslots];
-            const struct blk_slot *s = &c->slots[sel % j.nslots];
+            const struct blk_slot *s = &c->live.slots[sel % j.nslots];
             rsp.id = (sel & 0x80) || !e ? fz_u64(&f) : e->wire_id;
             rsp.operation = opsel < 0xe0 ? (opsel & 1 ? s->inner_op : s->wire_op) : opsel;
             static const int16_t st[] = {BLKIF_RSP_OKAY, BLKIF_RSP_ERROR, BLKIF_RSP_EOPNOTSUPP};

@@ -33,7 +33,8 @@ FUZZ_FE_SRCS := $(wildcard shadow-frontends/core/*.c) common/xs_util.c common/xs
 FUZZ_FE_LIBS := -lxenstore -lxengnttab -lxenevtchn -lpthread
 # blkif_rsp.c includes blk_class.c (its static functions).
 FUZZ_SRCS_blkif_rsp := $(FUZZ_FE_SRCS) shadow-frontends/blk/blk_ring.c \
-                       shadow-frontends/blk/blk_pool.c shadow-frontends/blk/blk_xenbus.c
+                       shadow-frontends/blk/blk_pool.c shadow-frontends/blk/blk_xenbus.c \
+                       shadow-frontends/blk/blk_transport.c
 FUZZ_LIBS_blkif_rsp := $(FUZZ_FE_LIBS)
 FUZZ_SRCS_netif_tx_req := backends/net/nb_txcheck.c backends/net/nb_vnet.c backends/net/nb_spoof.c \
                           backends/net/nb_mcast.c common/net_l4.c common/net_vnet.c \

@@ -47,6 +47,12 @@ $(TBIN)/frontends/blkfe-driver: $(OBJ)/tests/frontends/blkfe-driver.o $(SF_BLK_L
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
 
+# The late-write probe of the fencing test (test-blkfront-hot-standby-fencing.sh).
+$(TBIN)/frontends/blkfe-fence: $(OBJ)/tests/frontends/blkfe-fence.o $(SF_BLK_LIB) \
+                               $(SF_CORE_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(SF_XEN_LIBS)
+
 # Preloaded with the sanitizer runtimes into Debian's nbdkit so that ASan initializes before
 # any library constructor; built without sanitizers (see tests/frontends/asan-initfirst.c).
 $(TBIN)/frontends/asan-initfirst.so: tests/frontends/asan-initfirst.c
@@ -56,6 +62,7 @@ $(TBIN)/frontends/asan-initfirst.so: tests/frontends/asan-initfirst.c
 ALL_TARGETS += $(SF_CORE_LIB) $(SF_BLK_LIB) $(SF_BLK_PLUGIN) $(TBIN)/frontends/asan-initfirst.so
 ALL_TARGETS += $(if $(SF_TESTBACK_SRCS),$(TBIN)/frontends/testback)
 ALL_TARGETS += $(if $(wildcard tests/frontends/blkfe-driver.c),$(TBIN)/frontends/blkfe-driver)
+ALL_TARGETS += $(if $(wildcard tests/frontends/blkfe-fence.c),$(TBIN)/frontends/blkfe-fence)
 
 # net/: the netif class, a daemon with a TAP interface in the guest.
 SF_NET_SRCS := $(filter-out %/understudy-netfront.c,$(wildcard $(SF)/net/*.c))

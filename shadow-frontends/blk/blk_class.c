@@ -1,9 +1,10 @@
-/* blk_class.c - the blkif class: entries to ring requests and back. */
+/* blk_class.c - the blkif class: entries to ring requests and back, over
+ * the live transport; a hot standby's transport held beside it, idle, and
+ * swapped in at a promotion. */
 #define _GNU_SOURCE
 #include "blk_class.h"
 
-#include "blk_pool.h"
-#include "blk_ring.h"
+#include "blk_transport.h"
 #include "blk_xen.h"
 
 #include <errno.h>
@@ -14,31 +15,15 @@
 
 #define MIN_DATA_PAGES 16u /* a budget leaving fewer data pages is refused */
 
-/* What one ring slot carries while its request is outstanding. */
-struct blk_slot {
-    uint8_t wire_op;  /* operation on the ring */
-    uint8_t inner_op; /* BLKIF_OP_INDIRECT: the read or write inside */
-    uint16_t npages;
-    uint16_t nind;
-    uint32_t *pages; /* data pages (pool numbers), segs_max of them */
-    uint32_t ind[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
-};
-
 struct blk_class {
-    struct blk_class_config cfg;
+    struct blk_limits lim;
     uint16_t handle;
     xengntshr_handle *gs;
-    xenevtchn_handle *xce;
     struct sf_engine *eng;
-    /* the connection */
-    struct blk_ring ring;
-    struct blk_pool pool;
-    bool ring_up, pool_up, published;
-    struct blk_features f;
-    unsigned segs_max;
-    bool indirect;
-    struct blk_slot *slots;
-    unsigned nslots;
+    struct blk_transport live; /* the one requests go on */
+    struct blk_transport sb;   /* a hot standby's: never a request until promoted */
+    bool sb_connected;         /* sb checked against the disk at its backend's Connected */
+    struct blk_pool retired;   /* a failed connection's pool, unshared a chunk a turn */
     unsigned unpushed;
     /* the disk as first connected */
     struct blk_features first;
@@ -51,156 +36,187 @@ struct blk_class {
             sf_engine_log((c)->eng, lvl, __VA_ARGS__);                                             \
     } while (0)
 
-static void free_slots(struct blk_class *c)
-{
-    if (c->slots)
-        for (unsigned i = 0; i < c->nslots; i++)
-            free(c->slots[i].pages);
-    free(c->slots);
-    c->slots = NULL;
-    c->nslots = 0;
-}
-
 static void blk_teardown(void *cls, struct sfx *x)
 {
     struct blk_class *c = cls;
-    if (c->ring_up)
-        blk_ring_teardown(&c->ring);
-    if (c->pool_up)
-        blk_pool_fini(&c->pool);
-    c->ring_up = c->pool_up = false;
-    free_slots(c);
+    blk_transport_retire(&c->live, x, &c->retired);
     c->unpushed = 0;
-    if (c->published && x)
-        blk_remove_transport(x);
-    c->published = false;
+}
+
+/* After the turn's requests are on the ring: a chunk of the retired pool. */
+static bool blk_background(void *cls)
+{
+    struct blk_class *c = cls;
+    return c->retired.nchunks && blk_pool_release_step(&c->retired);
 }
 
 static int blk_setup(void *cls, struct sfx *x)
 {
     struct blk_class *c = cls;
-    const char *why;
-    if (blk_read_transport(x, &c->f, &why) < 0) {
-        LOG(c, SF_LOG_ERR, "backend %s: bad %s: %m", x->be, why);
+    char why[256];
+    if (blk_transport_setup(&c->live, c->gs, &c->lim, x, 0, why, sizeof(why)) < 0) {
+        LOG(c, SF_LOG_ERR, "%s", why);
         return -1;
     }
-    unsigned order = c->f.max_ring_order;
-    if (order > c->cfg.max_ring_order)
-        order = c->cfg.max_ring_order;
-    if (order > BLK_MAX_RING_ORDER)
-        order = BLK_MAX_RING_ORDER;
-    while (order && (1u << order) + MIN_DATA_PAGES > c->cfg.max_grants)
-        order--;
-    if (blk_ring_setup(&c->ring, c->gs, c->xce, x->be_id, order) < 0) {
-        LOG(c, SF_LOG_ERR, "share a %u-page ring with domain %u and bind a port: %m", 1u << order,
-            x->be_id);
-        return -1;
-    }
-    c->ring_up = true;
-    if (blk_pool_init(&c->pool, c->gs, x->be_id, c->cfg.max_grants - (1u << order)) < 0) {
-        LOG(c, SF_LOG_ERR, "data page pool for domain %u: %m", x->be_id);
-        return -1;
-    }
-    c->pool_up = true;
-    c->published = true;
-    if (blk_write_transport(x, c->ring.refs, order, c->ring.port) < 0) {
-        LOG(c, SF_LOG_ERR, "xenstore: write the transport keys under %s: %m", x->fe);
-        return -1;
-    }
-    LOG(c, SF_LOG_DEBUG, "shared a %u-page ring (%u requests) with domain %u, port %u", 1u << order,
-        blk_ring_size(&c->ring), x->be_id, c->ring.port);
+    LOG(c, SF_LOG_DEBUG, "shared a %u-page ring (%u requests) with domain %u, port %u",
+        1u << c->live.ring.order, blk_ring_size(&c->live.ring), x->be_id, c->live.ring.port);
     return 0;
+}
+
+/* The disk a backend offers must be the one we had: its size and sector
+ * size (a different disk is never written). */
+static bool same_disk(struct blk_class *c, const struct blk_features *f, const char *be)
+{
+    if (f->sectors == c->first.sectors && f->sector_size == c->first.sector_size)
+        return true;
+    LOG(c, SF_LOG_ERR,
+        "backend %s serves %" PRIu64 " sectors with sector-size %u; the disk had %" PRIu64
+        " with %u",
+        be, f->sectors, f->sector_size, c->first.sectors, c->first.sector_size);
+    return false;
+}
+
+static void conn_info(const struct blk_transport *t, struct sf_conn_info *conn)
+{
+    conn->nslots = t->nslots;
+    conn->write_cache = t->f.flush || t->f.barrier;
+    conn->max_data = (uint64_t)t->segs_max * BLK_PAGE_SIZE;
+}
+
+static void log_disk(struct blk_class *c, const char *which, const struct blk_transport *t)
+{
+    const struct blk_features *f = &t->f;
+    LOG(c, SF_LOG_DEBUG,
+        "%sdisk %" PRIu64 " sectors, sector-size %u; %u segments per request%s; flush %d, "
+        "barrier %d, discard %d, persistent %d",
+        which, f->sectors, f->sector_size, t->segs_max, t->indirect ? " (indirect)" : "", f->flush,
+        f->barrier, f->discard, f->persistent);
 }
 
 static int blk_connect(void *cls, struct sfx *x, bool first, struct sf_conn_info *conn)
 {
     struct blk_class *c = cls;
     (void)first;
-    struct blk_features f = c->f;
-    const char *why;
-    if (blk_read_device(x, &f, &why) < 0) {
-        LOG(c, SF_LOG_ERR, "backend %s: bad or missing %s: %m", x->be, why);
+    char why[256];
+    if (blk_transport_connect(&c->live, &c->lim, x, why, sizeof(why)) < 0) {
+        LOG(c, SF_LOG_ERR, "%s", why);
         return -1;
     }
     if (!c->have_first) {
-        c->first = f;
+        c->first = c->live.f;
         c->have_first = true;
-    } else if (f.sectors != c->first.sectors || f.sector_size != c->first.sector_size) {
-        LOG(c, SF_LOG_ERR,
-            "backend %s serves %" PRIu64 " sectors with sector-size %u; the disk had %" PRIu64
-            " with %u",
-            x->be, f.sectors, f.sector_size, c->first.sectors, c->first.sector_size);
+    } else if (!same_disk(c, &c->live.f, x->be)) {
         return SF_CONN_MISMATCH;
     }
-    c->f = f;
-    unsigned segs = BLKIF_MAX_SEGMENTS_PER_REQUEST, nind = 0;
-    c->indirect = false;
-    if (f.max_indirect && c->cfg.max_indirect > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
-        unsigned s = f.max_indirect < c->cfg.max_indirect ? f.max_indirect : c->cfg.max_indirect;
-        unsigned cap = BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST * (unsigned)BLK_SEGS_PER_INDIRECT;
-        if (s > cap)
-            s = cap;
-        nind = (s + (unsigned)BLK_SEGS_PER_INDIRECT - 1) / (unsigned)BLK_SEGS_PER_INDIRECT;
-        if (s + nind > c->pool.max_pages)
-            s = c->pool.max_pages - nind;
-        if (s > BLKIF_MAX_SEGMENTS_PER_REQUEST) {
-            segs = s;
-            c->indirect = true;
-        }
-    }
-    c->segs_max = segs;
-    c->nslots = blk_ring_size(&c->ring);
-    c->slots = calloc(c->nslots, sizeof(*c->slots));
-    if (!c->slots) {
-        c->nslots = 0;
+    conn_info(&c->live, conn);
+    log_disk(c, "", &c->live);
+    return 0;
+}
+
+/* ---- the hot standby's transport ---- */
+
+static void blk_standby_teardown(void *cls, struct sfx *sx)
+{
+    struct blk_class *c = cls;
+    blk_transport_teardown(&c->sb, sx);
+    c->sb_connected = false;
+}
+
+/* As setup, into the slot sx names, with the live pool's working set shared
+ * ahead so that the replay after a promotion shares nothing while the guest
+ * waits. */
+static int blk_standby_setup(void *cls, struct sfx *sx)
+{
+    struct blk_class *c = cls;
+    char why[256];
+    unsigned prefill = c->live.pool_up ? c->live.pool.npages : 0;
+    c->sb_connected = false;
+    if (blk_transport_setup(&c->sb, c->gs, &c->lim, sx, prefill, why, sizeof(why)) < 0) {
+        LOG(c, SF_LOG_ERR, "standby: %s", why);
         return -1;
     }
-    for (unsigned i = 0; i < c->nslots; i++) {
-        c->slots[i].pages = calloc(segs, sizeof(uint32_t));
-        if (!c->slots[i].pages) {
-            free_slots(c);
-            return -1;
-        }
-    }
-    conn->nslots = c->nslots;
-    conn->write_cache = f.flush || f.barrier;
-    conn->max_data = (uint64_t)segs * BLK_PAGE_SIZE;
     LOG(c, SF_LOG_DEBUG,
-        "disk %" PRIu64 " sectors, sector-size %u; %u segments per request%s; flush %d, "
-        "barrier %d, discard %d, persistent %d",
-        f.sectors, f.sector_size, segs, c->indirect ? " (indirect)" : "", f.flush, f.barrier,
-        f.discard, f.persistent);
+        "standby: shared a %u-page ring (%u requests) and %u data pages with domain %u, port %u",
+        1u << c->sb.ring.order, blk_ring_size(&c->sb.ring), c->sb.pool.npages, sx->be_id,
+        c->sb.ring.port);
+    return 0;
+}
+
+/* Checked as connect checks a new backend, kept for the promotion; nothing
+ * is issued on it. Before the first connection there is no disk to check
+ * it against: later. */
+static int blk_standby_connect(void *cls, struct sfx *sx, struct sf_conn_info *conn)
+{
+    struct blk_class *c = cls;
+    char why[256];
+    if (!c->have_first) {
+        LOG(c, SF_LOG_INFO, "standby backend %s: the disk is not connected yet; later", sx->be);
+        return -1;
+    }
+    if (blk_transport_connect(&c->sb, &c->lim, sx, why, sizeof(why)) < 0) {
+        LOG(c, SF_LOG_ERR, "standby: %s", why);
+        return -1;
+    }
+    if (!same_disk(c, &c->sb.f, sx->be))
+        return SF_CONN_MISMATCH;
+    conn_info(&c->sb, conn);
+    log_disk(c, "standby: ", &c->sb);
+    c->sb_connected = true;
+    return 0;
+}
+
+/* The failed transport is down (teardown ran): the standby's becomes the
+ * live one, by value; the old one's emptied state and event channel handle
+ * wait in sb for the next standby. */
+static int blk_promote(void *cls)
+{
+    struct blk_class *c = cls;
+    if (!c->sb_connected || !c->sb.ring_up || c->live.ring_up) {
+        LOG(c, SF_LOG_ERR, "promotion without a connected standby transport");
+        return -1;
+    }
+    uint32_t rsp_prod, req_event;
+    blk_ring_backend_marks(&c->sb.ring, &rsp_prod, &req_event);
+    LOG(c, SF_LOG_INFO,
+        "standby transport promoted: %" PRIu64 " requests issued and %" PRIu64
+        " notifications sent on it before; its backend's rsp_prod %u, req_event %u",
+        c->sb.ring.published, c->sb.ring.notified, rsp_prod, req_event);
+    struct blk_transport t = c->live;
+    c->live = c->sb;
+    c->sb = t;
+    c->sb_connected = false;
+    c->unpushed = 0;
     return 0;
 }
 
 static int blk_fd(void *cls)
 {
     struct blk_class *c = cls;
-    return c->ring_up ? xenevtchn_fd(c->xce) : -1;
+    return c->live.ring_up ? xenevtchn_fd(c->live.xce) : -1;
 }
 
 static void put_pages(struct blk_class *c, struct blk_slot *s)
 {
     for (unsigned i = 0; i < s->npages; i++)
-        blk_pool_put(&c->pool, s->pages[i]);
+        blk_pool_put(&c->live.pool, s->pages[i]);
     for (unsigned i = 0; i < s->nind; i++)
-        blk_pool_put(&c->pool, s->ind[i]);
+        blk_pool_put(&c->live.pool, s->ind[i]);
     s->npages = s->nind = 0;
 }
 
 static bool take_pages(struct blk_class *c, struct blk_slot *s, unsigned np, unsigned nind)
 {
     s->npages = s->nind = 0;
-    if (blk_pool_available(&c->pool) < np + nind)
+    if (blk_pool_available(&c->live.pool) < np + nind)
         return false;
     while (s->npages < np) {
-        int pg = blk_pool_get(&c->pool);
+        int pg = blk_pool_get(&c->live.pool);
         if (pg < 0)
             goto fail;
         s->pages[s->npages++] = (uint32_t)pg;
     }
     while (s->nind < nind) {
-        int pg = blk_pool_get(&c->pool);
+        int pg = blk_pool_get(&c->live.pool);
         if (pg < 0)
             goto fail;
         s->ind[s->nind++] = (uint32_t)pg;
@@ -221,7 +237,7 @@ static int issue_rw(struct blk_class *c, struct sfj_entry *e, struct blk_slot *s
 {
     uint8_t op = e->op == BLK_WRITE ? BLKIF_OP_WRITE : BLKIF_OP_READ;
     unsigned np = (unsigned)((e->len + BLK_PAGE_SIZE - 1) / BLK_PAGE_SIZE);
-    if (!np || np > c->segs_max || (e->len & ((1u << BLK_SECTOR_SHIFT) - 1))) {
+    if (!np || np > c->live.segs_max || (e->len & ((1u << BLK_SECTOR_SHIFT) - 1))) {
         *status = EIO; /* the engine splits to max_data: cannot happen */
         return 1;
     }
@@ -233,15 +249,15 @@ static int issue_rw(struct blk_class *c, struct sfj_entry *e, struct blk_slot *s
     for (unsigned i = 0; i < np; i++) {
         uint64_t off = (uint64_t)i * BLK_PAGE_SIZE;
         uint64_t n = e->len - off < BLK_PAGE_SIZE ? e->len - off : BLK_PAGE_SIZE;
-        uint8_t *page = blk_pool_addr(&c->pool, s->pages[i]);
+        uint8_t *page = blk_pool_addr(&c->live.pool, s->pages[i]);
         if (op == BLKIF_OP_WRITE)
             memcpy(page, (const uint8_t *)e->data + off, n);
-        struct blkif_request_segment sg = {.gref = blk_pool_ref(&c->pool, s->pages[i]),
+        struct blkif_request_segment sg = {.gref = blk_pool_ref(&c->live.pool, s->pages[i]),
                                            .first_sect = 0,
                                            .last_sect = (uint8_t)((n >> BLK_SECTOR_SHIFT) - 1)};
         if (ind) {
             struct blkif_request_segment *tab =
-                (void *)blk_pool_addr(&c->pool, s->ind[i / BLK_SEGS_PER_INDIRECT]);
+                (void *)blk_pool_addr(&c->live.pool, s->ind[i / BLK_SEGS_PER_INDIRECT]);
             tab[i % BLK_SEGS_PER_INDIRECT] = sg;
         } else {
             seg[i] = sg;
@@ -257,7 +273,7 @@ static int issue_rw(struct blk_class *c, struct sfj_entry *e, struct blk_slot *s
         r.indirect.sector_number = e->start >> BLK_SECTOR_SHIFT;
         r.indirect.handle = c->handle;
         for (unsigned k = 0; k < nind; k++)
-            r.indirect.indirect_grefs[k] = blk_pool_ref(&c->pool, s->ind[k]);
+            r.indirect.indirect_grefs[k] = blk_pool_ref(&c->live.pool, s->ind[k]);
         s->wire_op = BLKIF_OP_INDIRECT;
     } else {
         r.rw.operation = op;
@@ -269,7 +285,7 @@ static int issue_rw(struct blk_class *c, struct sfj_entry *e, struct blk_slot *s
         s->wire_op = op;
     }
     s->inner_op = op;
-    if (!blk_ring_put(&c->ring, &r, sizeof(r.rw))) {
+    if (!blk_ring_put(&c->live.ring, &r, sizeof(r.rw))) {
         put_pages(c, s);
         return -1;
     }
@@ -280,11 +296,11 @@ static int issue_rw(struct blk_class *c, struct sfj_entry *e, struct blk_slot *s
 static int blk_issue(void *cls, struct sfj_entry *e, int *status)
 {
     struct blk_class *c = cls;
-    if (!c->ring_up || e->slot >= c->nslots) {
+    if (!c->live.ring_up || e->slot >= c->live.nslots) {
         *status = EIO;
         return 1;
     }
-    struct blk_slot *s = &c->slots[e->slot];
+    struct blk_slot *s = &c->live.slots[e->slot];
     s->npages = s->nind = 0;
     union blk_req r;
     memset(&r, 0, sizeof(r));
@@ -293,9 +309,9 @@ static int blk_issue(void *cls, struct sfj_entry *e, int *status)
     case BLK_WRITE:
         return issue_rw(c, e, s, status);
     case BLK_FLUSH:
-        if (c->f.flush)
+        if (c->live.f.flush)
             s->wire_op = BLKIF_OP_FLUSH_DISKCACHE;
-        else if (c->f.barrier)
+        else if (c->live.f.barrier)
             s->wire_op = BLKIF_OP_WRITE_BARRIER;
         else {
             /* No write cache to flush: the writes before it are complete. */
@@ -308,7 +324,7 @@ static int blk_issue(void *cls, struct sfj_entry *e, int *status)
         r.rw.id = e->wire_id;
         break;
     case BLK_DISCARD:
-        if (!c->f.discard) {
+        if (!c->live.f.discard) {
             *status = 0; /* advisory: a backend without discard keeps the data */
             return 1;
         }
@@ -325,7 +341,7 @@ static int blk_issue(void *cls, struct sfj_entry *e, int *status)
         return 1;
     }
     s->inner_op = s->wire_op;
-    if (!blk_ring_put(&c->ring, &r, sizeof(r.rw)))
+    if (!blk_ring_put(&c->live.ring, &r, sizeof(r.rw)))
         return -1;
     c->unpushed++;
     return 0;
@@ -334,8 +350,8 @@ static int blk_issue(void *cls, struct sfj_entry *e, int *status)
 static void blk_kick(void *cls)
 {
     struct blk_class *c = cls;
-    if (c->ring_up && c->unpushed)
-        blk_ring_push(&c->ring);
+    if (c->live.ring_up && c->unpushed)
+        blk_ring_push(&c->live.ring);
     c->unpushed = 0;
 }
 
@@ -356,7 +372,7 @@ static void describe(void *cls, const struct sfj_entry *e, char *buf, size_t len
 static int blk_complete(void *cls, struct sfj_entry *e, int status)
 {
     struct blk_class *c = cls;
-    struct blk_slot *s = &c->slots[e->slot];
+    struct blk_slot *s = &c->live.slots[e->slot];
     int err = 0;
     char d[96];
     switch (status) {
@@ -365,19 +381,19 @@ static int blk_complete(void *cls, struct sfj_entry *e, int status)
             for (unsigned i = 0; i < s->npages; i++) {
                 uint64_t off = (uint64_t)i * BLK_PAGE_SIZE;
                 uint64_t n = e->len - off < BLK_PAGE_SIZE ? e->len - off : BLK_PAGE_SIZE;
-                memcpy((uint8_t *)e->data + off, blk_pool_addr(&c->pool, s->pages[i]), n);
+                memcpy((uint8_t *)e->data + off, blk_pool_addr(&c->live.pool, s->pages[i]), n);
             }
         break;
     case BLKIF_RSP_EOPNOTSUPP:
         /* Allowed (status_ok) only for flush, barrier and discard. */
         if (s->wire_op == BLKIF_OP_DISCARD) {
-            c->f.discard = false;
+            c->live.f.discard = false;
             LOG(c, SF_LOG_ERR, "backend refuses discard; discards are no-ops from now on");
         } else {
             if (s->wire_op == BLKIF_OP_FLUSH_DISKCACHE)
-                c->f.flush = false;
+                c->live.f.flush = false;
             else
-                c->f.barrier = false;
+                c->live.f.barrier = false;
             LOG(c, SF_LOG_ERR,
                 "backend refuses %s; it is taken to have no volatile write cache from now on",
                 s->wire_op == BLKIF_OP_FLUSH_DISKCACHE ? "flush" : "barrier");
@@ -399,29 +415,29 @@ static int blk_harvest(void *cls, bool event, struct sf_rsp *out, unsigned max, 
                        size_t len)
 {
     struct blk_class *c = cls;
-    if (!c->ring_up)
+    if (!c->live.ring_up)
         return 0;
     if (event)
-        blk_ring_ack_event(&c->ring);
+        blk_ring_ack_event(&c->live.ring);
     unsigned n = 0;
     while (n < max) {
         uint32_t prod;
-        int avail = blk_ring_avail(&c->ring, &prod);
+        int avail = blk_ring_avail(&c->live.ring, &prod);
         if (avail < 0) {
             snprintf(why, len,
                      "impossible response producer index %u (consumed %u, requests produced %u, "
                      "ring of %u)",
-                     prod, c->ring.fr.rsp_cons, c->ring.fr.req_prod_pvt, c->nslots);
+                     prod, c->live.ring.fr.rsp_cons, c->live.ring.fr.req_prod_pvt, c->live.nslots);
             return -1;
         }
         if (avail == 0) {
-            if (!blk_ring_final_check(&c->ring))
+            if (!blk_ring_final_check(&c->live.ring))
                 break;
             continue;
         }
         for (int i = 0; i < avail && n < max; i++) {
             blkif_response_t rsp;
-            blk_ring_take(&c->ring, &rsp);
+            blk_ring_take(&c->live.ring, &rsp);
             out[n++] = (struct sf_rsp){.id = rsp.id, .op = rsp.operation, .status = rsp.status};
         }
     }
@@ -431,14 +447,14 @@ static int blk_harvest(void *cls, bool event, struct sf_rsp *out, unsigned max, 
 static bool op_matches(void *cls, const struct sfj_entry *e, unsigned rsp_op)
 {
     struct blk_class *c = cls;
-    const struct blk_slot *s = &c->slots[e->slot];
+    const struct blk_slot *s = &c->live.slots[e->slot];
     return rsp_op == s->wire_op || (s->wire_op == BLKIF_OP_INDIRECT && rsp_op == s->inner_op);
 }
 
 static bool status_ok(void *cls, const struct sfj_entry *e, int status)
 {
     struct blk_class *c = cls;
-    const struct blk_slot *s = &c->slots[e->slot];
+    const struct blk_slot *s = &c->live.slots[e->slot];
     if (status == BLKIF_RSP_OKAY || status == BLKIF_RSP_ERROR)
         return true;
     return status == BLKIF_RSP_EOPNOTSUPP &&
@@ -461,6 +477,11 @@ const struct sf_class_ops blk_class_ops = {
     .complete = blk_complete,
     .describe = describe,
     .rules = &blk_rules,
+    .standby_setup = blk_standby_setup,
+    .standby_connect = blk_standby_connect,
+    .standby_teardown = blk_standby_teardown,
+    .promote = blk_promote,
+    .background = blk_background,
 };
 
 struct blk_class *blk_class_new(const struct blk_class_config *cfg, uint16_t handle,
@@ -471,9 +492,11 @@ struct blk_class *blk_class_new(const struct blk_class_config *cfg, uint16_t han
         *why = "calloc";
         return NULL;
     }
-    c->cfg = *cfg;
+    c->lim = (struct blk_limits){.max_ring_order = cfg->max_ring_order,
+                                 .max_grants = cfg->max_grants,
+                                 .max_indirect = cfg->max_indirect};
     c->handle = handle;
-    if (c->cfg.max_grants < MIN_DATA_PAGES + 1u) {
+    if (c->lim.max_grants < MIN_DATA_PAGES + 1u) {
         free(c);
         *why = "max-grants (too small)";
         errno = EINVAL;
@@ -484,8 +507,7 @@ struct blk_class *blk_class_new(const struct blk_class_config *cfg, uint16_t han
         *why = "xengntshr_open";
         goto fail;
     }
-    c->xce = xenevtchn_open(NULL, 0);
-    if (!c->xce) {
+    if (blk_transport_open(&c->live) < 0 || blk_transport_open(&c->sb) < 0) {
         *why = "xenevtchn_open";
         goto fail;
     }
@@ -502,9 +524,9 @@ void blk_class_free(struct blk_class *c)
 {
     if (!c)
         return;
-    blk_teardown(c, NULL);
-    if (c->xce)
-        xenevtchn_close(c->xce);
+    blk_transport_close(&c->sb);
+    blk_transport_close(&c->live);
+    blk_pool_fini(&c->retired);
     if (c->gs)
         xengntshr_close(c->gs);
     free(c);

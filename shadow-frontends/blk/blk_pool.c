@@ -48,6 +48,21 @@ void blk_pool_fini(struct blk_pool *p)
     memset(p, 0, sizeof(*p));
 }
 
+bool blk_pool_release_step(struct blk_pool *p)
+{
+    if (p->nchunks) {
+        /* Chunks fill in order: the last holds what is past the others. */
+        unsigned c = --p->nchunks, n = p->npages - c * BLK_POOL_CHUNK;
+        xengntshr_unshare(p->gs, p->chunk_mem[c], n < BLK_POOL_CHUNK ? n : BLK_POOL_CHUNK);
+        p->npages = c * BLK_POOL_CHUNK;
+        p->nfree = 0; /* the free stack named pages of that chunk */
+    }
+    if (p->nchunks)
+        return true;
+    blk_pool_fini(p);
+    return false;
+}
+
 static int grow(struct blk_pool *p)
 {
     unsigned n = p->max_pages - p->npages;
@@ -82,6 +97,17 @@ int blk_pool_get(struct blk_pool *p)
 void blk_pool_put(struct blk_pool *p, unsigned page)
 {
     p->free[p->nfree++] = page;
+}
+
+int blk_pool_prefill(struct blk_pool *p, unsigned n)
+{
+    if (n > p->max_pages)
+        n = p->max_pages;
+    /* Each round shares at least one page or fails: at most n rounds. */
+    for (unsigned round = 0; p->npages < n && round < n; round++)
+        if (grow(p) < 0)
+            return -1;
+    return 0;
 }
 
 unsigned blk_pool_available(const struct blk_pool *p)

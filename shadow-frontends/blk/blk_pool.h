@@ -31,11 +31,19 @@ struct blk_pool {
 int blk_pool_init(struct blk_pool *p, xengntshr_handle *gs, uint32_t domid, unsigned max_pages);
 /* Unshare every page (NULL-safe, safe on a zeroed pool). */
 void blk_pool_fini(struct blk_pool *p);
+/* Release a pool a chunk at a time: unshare its last chunk; true while
+ * chunks remain, false once it is finished (as blk_pool_fini). No get or put
+ * on a pool being released. */
+bool blk_pool_release_step(struct blk_pool *p);
 
 /* Take a page, growing the pool if needed. Returns its number, or -1 when
  * the pool is at its limit and every page is in use (or sharing failed). */
 int blk_pool_get(struct blk_pool *p);
 void blk_pool_put(struct blk_pool *p, unsigned page);
+/* Share pages ahead of need until the pool holds n (at most its limit): a
+ * hot standby's pool, so that its first requests after a promotion wait for
+ * no sharing. 0 or -1 (errno; the pages shared so far stay). */
+int blk_pool_prefill(struct blk_pool *p, unsigned n);
 /* Free pages, counting those the pool could still share. */
 unsigned blk_pool_available(const struct blk_pool *p);
 

@@ -63,10 +63,14 @@ bool blk_ring_put(struct blk_ring *r, const void *req, size_t len)
 void blk_ring_push(struct blk_ring *r)
 {
     int notify;
+    r->published += (RING_IDX)(r->fr.req_prod_pvt - r->pushed_to);
+    r->pushed_to = r->fr.req_prod_pvt;
     /* requests /then/ producer index /then/ read req_event (in the macro) */
     RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&r->fr, notify);
-    if (notify)
+    if (notify) {
         xenevtchn_notify(r->xce, r->port);
+        r->notified++;
+    }
 }
 
 int blk_ring_avail(struct blk_ring *r, uint32_t *prod)
@@ -97,4 +101,10 @@ void blk_ring_ack_event(struct blk_ring *r)
     xenevtchn_port_or_error_t p = xenevtchn_pending(r->xce);
     if (p >= 0)
         xenevtchn_unmask(r->xce, (evtchn_port_t)p);
+}
+
+void blk_ring_backend_marks(const struct blk_ring *r, uint32_t *rsp_prod, uint32_t *req_event)
+{
+    *rsp_prod = __atomic_load_n(&r->fr.sring->rsp_prod, __ATOMIC_ACQUIRE);
+    *req_event = __atomic_load_n(&r->fr.sring->req_event, __ATOMIC_ACQUIRE);
 }

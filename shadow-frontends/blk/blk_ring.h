@@ -23,6 +23,10 @@ struct blk_ring {
     blkif_front_ring_t fr;
     evtchn_port_t port;
     bool bound;
+    /* Since setup, for the log (a hot standby's ring must stay at 0 until
+     * it is promoted): requests published, notifications sent. */
+    uint64_t published, notified;
+    RING_IDX pushed_to; /* req_prod_pvt at the last push (ours, not the shared copy) */
 };
 
 /* Share the ring with domid and bind a port for it. 0 or -1 (errno); on
@@ -52,5 +56,10 @@ void blk_ring_take(struct blk_ring *r, blkif_response_t *out);
 bool blk_ring_final_check(struct blk_ring *r);
 /* Acknowledge a pending event on the port (when its fd was readable). */
 void blk_ring_ack_event(struct blk_ring *r);
+
+/* The shared indexes the backend writes, as they are now (copies, for the
+ * log: its responses produced, and req_event, one past the requests it had
+ * consumed when it last waited). */
+void blk_ring_backend_marks(const struct blk_ring *r, uint32_t *rsp_prod, uint32_t *req_event);
 
 #endif

@@ -138,18 +138,25 @@ static int write_all(struct xs_handle *xs, xs_transaction_t t, void *arg)
 
 int blk_write_transport(struct sfx *x, const uint32_t *refs, unsigned order, unsigned port)
 {
-    blk_remove_transport(x);
+    blk_remove_transport(x, -1); /* an earlier connection's, of any order */
     struct transport tr = {.x = x, .refs = refs, .order = order, .port = port};
     return xsu_txn(sfx_xs(x), write_all, &tr, NULL);
 }
 
-void blk_remove_transport(struct sfx *x)
+/* Each key is a xenstore round trip, and a recovery waits for them: only
+ * those of the order given. */
+void blk_remove_transport(struct sfx *x, int order)
 {
-    static const char *const keys[] = {PVK_RING_REF, PVK_BLK_RING_PAGE_ORDER,
-                                       PVK_BLK_NUM_RING_PAGES, PVK_EVENT_CHANNEL};
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        sfx_remove(x, keys[i]);
-    for (unsigned i = 0; i < (1u << BLK_MAX_RING_ORDER); i++) {
+    bool any = order < 0;
+    sfx_remove(x, PVK_EVENT_CHANNEL);
+    if (any || order == 0)
+        sfx_remove(x, PVK_RING_REF);
+    if (order == 0)
+        return;
+    sfx_remove(x, PVK_BLK_RING_PAGE_ORDER);
+    sfx_remove(x, PVK_BLK_NUM_RING_PAGES);
+    unsigned n = any ? 1u << BLK_MAX_RING_ORDER : 1u << (order & 31);
+    for (unsigned i = 0; i < n && i < (1u << BLK_MAX_RING_ORDER); i++) {
         char key[32];
         snprintf(key, sizeof(key), PVK_BLK_RING_REF_FMT, i);
         sfx_remove(x, key);

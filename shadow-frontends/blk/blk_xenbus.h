@@ -32,7 +32,8 @@ int blk_read_device(struct sfx *x, struct blk_features *f, const char **why);
 /* Write ring-ref (or ring-page-order + ring-ref<N> + num-ring-pages),
  * event-channel, protocol, feature-persistent in one transaction. */
 int blk_write_transport(struct sfx *x, const uint32_t *refs, unsigned order, unsigned port);
-/* Remove what blk_write_transport wrote (best effort). */
-void blk_remove_transport(struct sfx *x);
+/* Remove what blk_write_transport wrote with that ring order (best effort),
+ * or with order < 0 whatever any order could have written. */
+void blk_remove_transport(struct sfx *x, int order);
 
 #endif

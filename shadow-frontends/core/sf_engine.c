@@ -37,9 +37,15 @@ struct sf_engine {
     struct sf_engine_config cfg;
     char device[SFX_PATH_MAX];
     /* engine thread only */
-    struct sfc c; /* the connection driver */
+    struct sfc c;            /* the connection driver */
+    struct sfc_ops conn_ops; /* engine_conn_ops, with the standby's if the class has them */
     struct sfj j;
     struct sf_conn_info conn;
+    struct sf_conn_info sb_conn; /* the hot standby's, from its connect */
+    bool sb_ready;               /* sb_conn holds a connected standby's */
+    /* Bumped whenever the class's transport changes (set up, torn down,
+     * promoted): an fd polled before it is not the transport's any more. */
+    unsigned transport_epoch;
     struct sf_rsp batch[RSP_BATCH];
     unsigned replay_left;
     uint64_t refused_down;     /* restart only: requests failed while there was no backend */
@@ -155,6 +161,7 @@ static int conn_setup(void *arg, struct sfx *x, char *why, size_t len)
     struct sf_engine *eng = arg;
     (void)why;
     (void)len;
+    eng->transport_epoch++;
     return eng->ops->setup(eng->cls, x) < 0 ? -1 : 0;
 }
 
@@ -169,6 +176,31 @@ static const char *cache_word(const struct sf_engine *eng, bool first)
     return "write cache (flushes, retention)";
 }
 
+/* A connection's limits into the journal; after a recovery, its replay set
+ * counted. The same for a handshake and a promotion. */
+static int adopt(struct sf_engine *eng, const struct sf_conn_info *c, bool first, char *what,
+                 size_t len)
+{
+    /* no_retain: the journal treats the cache as absent, flushes still go out. */
+    if (sfj_set_conn(&eng->j, c->nslots, c->write_cache && !eng->cfg.no_retain) < 0 ||
+        (c->max_data && sfj_split(&eng->j, c->max_data, split_tramp, eng) < 0))
+        return -1;
+    eng->conn = *c;
+    if (first) {
+        snprintf(what, len, "%u slots, %s", c->nslots, cache_word(eng, true));
+        return 0;
+    }
+    eng->replay_left = eng->replay_total = sfj_replay_count(&eng->j);
+    eng->t_first_replayed = 0;
+    if (eng->cfg.restart_only)
+        snprintf(what, len, "%u slots, %s; restart only: nothing replayed", c->nslots,
+                 cache_word(eng, false));
+    else
+        snprintf(what, len, "%u slots, %s; replaying %u requests", c->nslots,
+                 cache_word(eng, false), eng->replay_left);
+    return 0;
+}
+
 static int conn_connect(void *arg, struct sfx *x, bool first, char *what, size_t len)
 {
     struct sf_engine *eng = arg;
@@ -178,29 +210,13 @@ static int conn_connect(void *arg, struct sfx *x, bool first, char *what, size_t
         snprintf(what, len, "the new backend serves a different disk");
         return SFC_MISMATCH;
     }
-    /* no_retain: the journal treats the cache as absent, flushes still go out. */
-    if (r < 0 || sfj_set_conn(&eng->j, c.nslots, c.write_cache && !eng->cfg.no_retain) < 0 ||
-        (c.max_data && sfj_split(&eng->j, c.max_data, split_tramp, eng) < 0))
-        return -1;
-    eng->conn = c;
-    if (first) {
-        snprintf(what, len, "%u slots, %s", c.nslots, cache_word(eng, true));
-        return 0;
-    }
-    eng->replay_left = eng->replay_total = sfj_replay_count(&eng->j);
-    eng->t_first_replayed = 0;
-    if (eng->cfg.restart_only)
-        snprintf(what, len, "%u slots, %s; restart only: nothing replayed", c.nslots,
-                 cache_word(eng, false));
-    else
-        snprintf(what, len, "%u slots, %s; replaying %u requests", c.nslots, cache_word(eng, false),
-                 eng->replay_left);
-    return 0;
+    return r < 0 ? -1 : adopt(eng, &c, first, what, len);
 }
 
 static void conn_teardown(void *arg, struct sfx *x)
 {
     struct sf_engine *eng = arg;
+    eng->transport_epoch++;
     eng->ops->teardown(eng->cls, x);
 }
 
@@ -208,6 +224,7 @@ static void conn_teardown(void *arg, struct sfx *x)
 static void conn_isolate(void *arg, char *held, size_t len)
 {
     struct sf_engine *eng = arg;
+    unsigned inflight = eng->j.n_inflight, retained = eng->j.n_retained;
     unsigned replay = sfj_requeue(&eng->j);
     eng->replay_left = 0;
     if (eng->cfg.restart_only) {
@@ -217,7 +234,9 @@ static void conn_isolate(void *arg, char *held, size_t len)
         snprintf(held, len, "restart only: %u requests failed with EIO", n);
         return;
     }
-    snprintf(held, len, "%u requests to replay, %u held", replay, eng->j.n_queue - replay);
+    snprintf(held, len,
+             "%u requests to replay (%u in flight, %u acknowledged and retained), %u held", replay,
+             inflight, retained, eng->j.n_queue - replay);
 }
 
 static void conn_fail(void *arg, char *what, size_t len)
@@ -239,6 +258,58 @@ static bool conn_oldest(void *arg, uint64_t *since)
 static void conn_state_changed(void *arg)
 {
     set_pub_state(arg);
+}
+
+/* ---- the hot standby's transport: the class's, its limits kept here ---- */
+
+static int conn_standby_setup(void *arg, struct sfx *sx, char *why, size_t len)
+{
+    struct sf_engine *eng = arg;
+    (void)why;
+    (void)len;
+    eng->sb_ready = false;
+    return eng->ops->standby_setup(eng->cls, sx) < 0 ? -1 : 0;
+}
+
+static int conn_standby_connect(void *arg, struct sfx *sx, char *what, size_t len)
+{
+    struct sf_engine *eng = arg;
+    struct sf_conn_info c = {0};
+    int r = eng->ops->standby_connect(eng->cls, sx, &c);
+    if (r == SF_CONN_MISMATCH) {
+        snprintf(what, len, "it serves a different disk");
+        return SFC_MISMATCH;
+    }
+    if (r < 0 || !c.nslots)
+        return -1;
+    eng->sb_conn = c;
+    eng->sb_ready = true;
+    snprintf(what, len, "%u slots, %s; nothing issued until it is promoted", c.nslots,
+             c.write_cache ? "write cache" : "write-through");
+    return 0;
+}
+
+static void conn_standby_teardown(void *arg, struct sfx *sx)
+{
+    struct sf_engine *eng = arg;
+    eng->sb_ready = false;
+    eng->ops->standby_teardown(eng->cls, sx);
+}
+
+/* As after a reconnect: the standby's limits, then the replay (isolate put
+ * the replay set back to pending at the fault). */
+static int conn_promote(void *arg, struct sfx *x, char *what, size_t len)
+{
+    struct sf_engine *eng = arg;
+    bool ready = eng->sb_ready;
+    eng->sb_ready = false;
+    eng->transport_epoch++;
+    if (!ready || eng->ops->promote(eng->cls) < 0) {
+        /* The driver handshakes afresh in the slot: nothing of it stays. */
+        eng->ops->standby_teardown(eng->cls, x);
+        return -1;
+    }
+    return adopt(eng, &eng->sb_conn, false, what, len);
 }
 
 static const struct sfc_ops engine_conn_ops = {
@@ -407,15 +478,20 @@ static bool stop_ready(struct sf_engine *eng, uint64_t now)
 static void *engine_main(void *arg)
 {
     struct sf_engine *eng = arg;
+    bool busy = false; /* the class has background work left */
     sfc_begin(&eng->c);
     for (;;) {
         struct pollfd p[2 + SFC_NFDS] = {{.fd = eng->wake_fd, .events = POLLIN},
                                          {.fd = -1, .events = POLLIN}};
+        /* Asked each turn: after a promotion it is the new transport's. */
         int cfd = eng->c.phase == SFC_UP ? eng->ops->fd(eng->cls) : -1;
+        unsigned epoch = eng->transport_epoch;
         p[1].fd = cfd;
         sfc_pollfds(&eng->c, &p[2]);
         int timeout =
             eng->stop_seen ? (int)STOP_TICK_MS : sfc_timeout(&eng->c, sf_now_ms(), IDLE_TICK_MS);
+        if (busy)
+            timeout = 0;
         if (poll(p, 2 + SFC_NFDS, timeout) < 0 && errno != EINTR) {
             sf_engine_log(eng, SF_LOG_ERR, "poll: %m");
             usleep(10000);
@@ -431,14 +507,18 @@ static void *engine_main(void *arg)
         pthread_mutex_unlock(&eng->mu);
         drain_inbox(eng);
         sfc_step(&eng->c, now);
+        /* A readable fd of a transport the step replaced says nothing of the
+         * live one (and acknowledging its event would wait for one). */
+        bool event = cfd >= 0 && (p[1].revents & POLLIN) && epoch == eng->transport_epoch;
         if (eng->c.phase == SFC_UP)
-            harvest(eng, cfd >= 0 && (p[1].revents & POLLIN));
+            harvest(eng, event);
         now = sf_now_ms();
         check_deadline(eng, now);
         if (sfc_replaying(&eng->c) && eng->replay_left == 0)
             finish_replay(eng, now);
         if (eng->c.phase == SFC_UP)
             dispatch(eng, now);
+        busy = eng->ops->background && eng->ops->background(eng->cls);
         if (eng->stop_seen && stop_ready(eng, now))
             break;
     }
@@ -499,7 +579,15 @@ int sf_engine_start(struct sf_engine *eng)
                             .deadline_ms = eng->cfg.deadline_ms,
                             .log = log_sink,
                             .log_arg = eng};
-    if (sfc_open(&eng->c, &engine_conn_ops, eng, &cc) < 0)
+    eng->conn_ops = engine_conn_ops;
+    const struct sf_class_ops *o = eng->ops;
+    if (o->standby_setup && o->standby_connect && o->standby_teardown && o->promote) {
+        eng->conn_ops.standby_setup = conn_standby_setup;
+        eng->conn_ops.standby_connect = conn_standby_connect;
+        eng->conn_ops.standby_teardown = conn_standby_teardown;
+        eng->conn_ops.promote = conn_promote;
+    }
+    if (sfc_open(&eng->c, &eng->conn_ops, eng, &cc) < 0)
         return -1;
     int err = pthread_create(&eng->thread, NULL, engine_main, eng);
     if (err) {

@@ -12,6 +12,12 @@
  * Data flows one way: the class copies responses out of its ring and hands
  * them over (harvest); the engine validates each against the journal and
  * retires it (complete). All class ops run on the engine thread.
+ *
+ * A class that holds a second transport (the four standby ops) gets a hot
+ * standby (sf_conn.h; schema.md, "The hot standby's connection"): the
+ * engine keeps what the standby's connect reported, and at a promotion does
+ * what it does after any reconnect - that connection's limits, then the
+ * replay of the journal in order - on the transport the class swapped in.
  */
 #ifndef SF_ENGINE_H
 #define SF_ENGINE_H
@@ -78,6 +84,28 @@ struct sf_class_ops {
     /* One-line description of an entry, for logs. */
     void (*describe)(void *cls, const struct sfj_entry *e, char *buf, size_t len);
     const struct sfv_rules *rules;
+
+    /* Optional, all four or none: a hot standby's transport, beside the
+     * live one. Set it up for the standby's backend in sx (in InitWait):
+     * share its ring and pages with sx->be_id, write the transport keys
+     * into sx->fe (the slot). 0 or -1 (logged by the class; retried). */
+    int (*standby_setup)(void *cls, struct sfx *sx);
+    /* Its backend is Connected: read and check what it offers as connect
+     * does (SF_CONN_MISMATCH: another disk; -1: retried) and fill *conn for
+     * the promotion. Nothing is ever issued on it before promote. */
+    int (*standby_connect)(void *cls, struct sfx *sx, struct sf_conn_info *conn);
+    /* Drop it (its keys removed from sx's dir); safe when there is none. */
+    void (*standby_teardown)(void *cls, struct sfx *sx);
+    /* The live transport is torn down: the standby's becomes the live one
+     * (fd() names its event channel from now on). 0, or -1 if there is no
+     * connected standby transport. */
+    int (*promote)(void *cls);
+
+    /* Optional: a bounded step of deferred work, after the turn's requests
+     * are on the ring (a failed connection's pages released a chunk at a
+     * time, so that a recovery does not wait for them). true while more
+     * remains: the next turn does not wait in poll. */
+    bool (*background)(void *cls);
 };
 
 struct sf_engine_config {

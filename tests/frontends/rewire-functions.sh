@@ -14,7 +14,10 @@
 #                                  ($BLK_BACKEND: testback by default, or blkback), its
 #                                  backend dir written first; prints domid. With
 #                                  BACKEND_RESTARTS=N the backend is restarted in the
-#                                  domain when it dies, up to N times.
+#                                  domain when it dies, up to N times. BE_FRONTEND=DIR: the
+#                                  backend dir's frontend is DIR (a hot standby's slot), not
+#                                  the device dir. BE_HOLD=1: the backend waits for
+#                                  backend_release NAME (the caller writes more first).
 #   frontend_add GUEST DEVID DRV   the frontend dir (state 1, shadow/generation 0)
 #   rewire GUEST DEVID DRV         point the frontend dir at DRV's backend in place, bump
 #                                  shadow/generation
@@ -78,7 +81,7 @@ backend_dom() {
         fail "backend_dom: create $name"
     local be fe
     be=$(be_dir "$d" "$g" "$dev")
-    fe=$(fe_dir "$g" "$dev")
+    fe=${BE_FRONTEND:-$(fe_dir "$g" "$dev")}
     xenstore-write "$be/frontend" "$fe" "$be/frontend-id" "$g" "$be/online" 1 "$be/state" 1 \
         "$be/removable" 0 "$be/bootable" 1 "$be/dev" xvda "$be/type" phy "$be/mode" w \
         "$be/device-type" disk "$be/params" "$file" || fail "backend_dom: write $be"
@@ -86,9 +89,11 @@ backend_dom() {
         xenstore-write "$be/${kv%%=*}" "${kv#*=}" || fail "backend_dom: write $be/${kv%%=*}"
     done
     xenstore-chmod -r "$be" "n$d" "r$g" || fail "backend_dom: chmod $be"
-    echo "$be" >"$TEST_TMP/go.$name.tmp" && mv "$TEST_TMP/go.$name.tmp" "$TEST_TMP/go.$name"
+    echo "$be" >"$TEST_TMP/go.$name.be"
+    [ -n "${BE_HOLD:-}" ] || backend_release "$name"
     echo "$d"
 }
+backend_release() { mv "$TEST_TMP/go.$1.be" "$TEST_TMP/go.$1"; }
 
 frontend_add() {
     local g=$1 dev=$2 d=$3 fe
