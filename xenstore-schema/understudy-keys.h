@@ -29,6 +29,10 @@
 #define USK_FE_SLOT_B   "slot-b"
 #define USK_FE_SLOT_DIR "shadow" /* a slot's dir: FE/shadow/<slot> */
 
+/* Decimal generation G: every backend that served the device before
+ * generation G is fenced (destroyed, its I/O drained). Absent: 0. */
+#define USK_FE_FENCED "shadow/fenced"
+
 #define USK_STATE_LIVE       "live"
 #define USK_STATE_RECOVERING "recovering"
 #define USK_STATE_FAILED     "failed"
