@@ -26,10 +26,17 @@
 #define _GNU_SOURCE
 #include "fence.h"
 
+#include "device.h"
 #include "dom.h"
 #include "log.h"
 
+#include "understudy-keys.h"
+#include "xs_txn.h"
+#include "xs_util.h"
+
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REAP_RETRY_MS     1000 /* a destroy that failed: again after this, doubling */
@@ -102,6 +109,53 @@ void sd_reap_arm(struct sd_dom *d, unsigned domid)
     d->devs_dirty = true; /* "reap <domid>" in <name>.devices */
 }
 
+bool sd_fenced_all(const struct sd_dom *d)
+{
+    return !d->reap.inst.domid && (d->state != DS_RECOVERING || d->rec.destroyed);
+}
+
+struct fenced_txn {
+    const struct sd_dev *v;
+    char num[32];
+};
+
+/* FE/shadow/fenced := v's generation, if FE is still there (a write must
+ * not create a dir the guest's toolstack removed) and it says less. */
+static int write_fenced(struct xs_handle *xs, xs_transaction_t t, void *arg)
+{
+    struct fenced_txn *f = arg;
+    char *b = xsu_read(xs, t, f->v->fe_path, USK_FE_GENERATION, 32);
+    if (!b)
+        return errno == ENOENT ? 0 : -1;
+    free(b);
+    uint64_t have = 0;
+    if (xsu_read_u64(xs, t, f->v->fe_path, USK_FE_FENCED, UINT64_MAX, &have) == 0 &&
+        have >= f->v->generation)
+        return 0;
+    return xsu_printf(xs, t, f->v->fe_path, USK_FE_FENCED, "%s", f->num);
+}
+
+/* The failed domain is gone, and with it what it had in flight: the disk
+ * frontends may issue the writes they held (schema.md, FE/shadow/fenced). */
+static void publish_fenced(struct sd_dom *d, unsigned gone)
+{
+    /* A recovery whose failed domain is the one just destroyed (the one
+     * promoted over) has nothing else to wait for; another's failed domain
+     * is still to go: its rewire or its reap says it. */
+    if (d->reap.inst.domid ||
+        (d->state == DS_RECOVERING && !d->rec.destroyed && d->rec.old_domid != gone))
+        return;
+    for (unsigned i = 0; i < d->ndevs; i++) {
+        struct sd_dev *v = d->devs[i];
+        if (!v->paired || !v->generation)
+            continue;
+        struct fenced_txn f = {.v = v};
+        snprintf(f.num, sizeof(f.num), "%llu", (unsigned long long)v->generation);
+        if (xsu_txn(d->sd->xs, write_fenced, &f, NULL) < 0)
+            sd_dlog(d, "fence: write %s/%s: %s", v->fe_path, USK_FE_FENCED, strerror(errno));
+    }
+}
+
 /* The destroy is done: the domain's backend dirs went with it, so the slots
  * whose backends they were can go now (hotsb.c). */
 static void reaped(struct sd_dom *d)
@@ -109,12 +163,14 @@ static void reaped(struct sd_dom *d)
     struct sd_reap *r = &d->reap;
     sd_dlog(d, "fence: failed domain %u destroyed, %llu ms after the promotion (in the background)",
             r->inst.domid, (unsigned long long)(sd_now() - r->armed_ms));
+    unsigned gone = r->inst.domid;
     r->inst.domid = 0;
     r->op_pending = false;
     d->devs_dirty = true;
     for (unsigned i = 0; i < d->ndevs; i++)
         d->devs[i]->stale_due = true;
     d->hot_due = true;
+    publish_fenced(d, gone);
 }
 
 static void retry_later(struct sd_dom *d, const char *err)

@@ -5,6 +5,7 @@
 
 #include "drv.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,5 +21,11 @@ void sd_reap_arm(struct sd_dom *d, unsigned domid);
 void sd_reap_tick(struct sd_dom *d, uint64_t now);
 void sd_reap_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, const char *err);
 uint64_t sd_reap_wake(const struct sd_dom *d);
+/* Every domain that served d's devices before is fenced for good: none
+ * waits for its destroy, and a recovery in progress destroyed its failed
+ * domain before rewiring. Then a rewire writes FE/shadow/fenced with its
+ * generation (schema.md), and a background destroy's end writes it for
+ * every device. */
+bool sd_fenced_all(const struct sd_dom *d);
 
 #endif

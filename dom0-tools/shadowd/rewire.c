@@ -22,6 +22,7 @@
 #include "rewire.h"
 
 #include "dom.h"
+#include "fence.h"
 #include "log.h"
 #include "record.h"
 
@@ -149,7 +150,13 @@ static int point_frontend(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_t
         return -1;
     snprintf(num, sizeof(num), "%llu", (unsigned long long)gen);
     *what = "bump the frontend's generation";
-    return put(xs, t, v->fe_path, USK_FE_GENERATION, num);
+    if (put(xs, t, v->fe_path, USK_FE_GENERATION, num) < 0)
+        return -1;
+    /* Every earlier backend is destroyed already (a cold restart): nothing
+     * of theirs can land, the frontend holds no write for them. Otherwise
+     * the background destroy's end says it (fence.c). */
+    *what = "say the earlier backends are fenced";
+    return sd_fenced_all(d) ? put(xs, t, v->fe_path, USK_FE_FENCED, num) : 0;
 }
 
 /* The slot v holds for domain drv, its backend being be: SD_SLOT_A or

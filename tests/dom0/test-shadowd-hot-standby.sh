@@ -97,6 +97,11 @@ gone=$(line_of "fence: failed domain $d1 destroyed")
 [ "$fence" -lt "$switch" ] && [ "$switch" -lt "$gone" ] ||
     fail "not paused ($fence) before the switch ($switch) and destroyed ($gone) after"
 "$XENSIM" info "$d1" >/dev/null 2>&1 && fail "failed domain $d1 still exists"
+# Fenced once destroyed (schema.md, FE/shadow/fenced): the disk frontends
+# issue the writes they held for it.
+_fenced() { [ "$(xenstore-read "$1/shadow/fenced" 2>/dev/null)" = "$(xenstore-read "$1/shadow/generation")" ]; }
+wait_for 5 _fenced "$FE"
+wait_for 5 _fenced "$FE2"
 # No handshake in the promoted domain: its backend process is the one from before.
 expect_eq "the standby's tbe serves" "$(xenstore-read "$BE1/tbe-pid")" "$sb_pid"
 expect_eq "one handshake by it" "$(grep -c "tbe\[$sb_pid\]: frontend Initialised" "$TEST_TMP/drv.log")" 1
@@ -130,6 +135,7 @@ for step in 2 3; do
     expect_eq "crash $step: the live connection's dir" "$(xenstore-read "$BE/frontend")" "$FE/shadow/$slot"
     expect_eq "crash $step: no new backend process" "$(xenstore-read "$BE/tbe-pid")" "$pid"
     sd_log_has "fence: domain $cur shut down \(crash\)" || fail "crash $step: fencing not logged"
+    wait_for 10 _fenced "$FE"
     # The slot left behind goes once the failed domain's backend dir is gone
     # (the next standby may take it at once).
     other=slot-a
