@@ -11,10 +11,12 @@
 
 struct sd_dom;
 
-/* Fence domid (the fencing rule is in fence.c): 0 with how it is fenced
- * in how ("paused", "already paused", "shut down (crash)", "gone"), or -1
- * with err (it may still run: the caller destroys it and waits). */
-int sd_fence(struct sd_dom *d, unsigned domid, char *how, size_t hlen, char *err, size_t elen);
+/* Fence domid (the fencing rule is in fence.c), whose state the caller
+ * has just read (st): 0 with how it is fenced in how ("paused", "already
+ * paused", "shut down (crash)", "gone"), or -1 with err (it may still run:
+ * the caller destroys it and waits). */
+int sd_fence(struct sd_dom *d, unsigned domid, const struct sd_domstat *st, char *how, size_t hlen,
+             char *err, size_t elen);
 /* domid, fenced, was promoted over: destroy it once the frontends are
  * switched (sd_reap_tick), without holding the recovery for it. */
 void sd_reap_arm(struct sd_dom *d, unsigned domid);

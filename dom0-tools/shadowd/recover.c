@@ -306,7 +306,7 @@ static int take_out_old(struct sd_dom *d, struct sd_drv *drv, bool fence_ok)
     }
     if (fence_ok && sd_standby_fit(d)) {
         char how[64];
-        if (sd_fence(d, r->old_domid, how, sizeof(how), err, sizeof(err)) == 0) {
+        if (sd_fence(d, r->old_domid, &st, how, sizeof(how), err, sizeof(err)) == 0) {
             r->fenced = true;
             sd_dlog(d,
                     "recovery %u: fence: domain %u %s, %llu ms after the detection; destroyed "
