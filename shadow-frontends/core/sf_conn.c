@@ -153,14 +153,9 @@ void sfc_replayed(struct sfc *c, uint64_t now, const char *extra)
 
 /* ---- the handshake ---- */
 
-/* Doubled after each handshake that timed out, up to 8 times the first: a
- * backend that needs longer than that (a driver domain starved of CPU, as
- * under software emulation on a loaded host) is waited for, not torn down
- * every time just before it would have connected. */
 static unsigned handshake_ms(const struct sfc *c)
 {
-    unsigned ms = c->cfg.deadline_ms > MIN_HANDSHAKE_MS ? c->cfg.deadline_ms : MIN_HANDSHAKE_MS;
-    return ms << (c->hs_timeouts < 3 ? c->hs_timeouts : 3);
+    return c->cfg.deadline_ms > MIN_HANDSHAKE_MS ? c->cfg.deadline_ms : MIN_HANDSHAKE_MS;
 }
 
 /* Closed, and the next setup no sooner than SETUP_RETRY_MS from now. */
@@ -189,7 +184,6 @@ static void connected(struct sfc *c, uint64_t now)
     if (c->ops->setup_state != XenbusStateConnected)
         set_fe_state(c, XenbusStateConnected);
     c->phase = SFC_UP;
-    c->hs_timeouts = 0;
     c->last_alive = now;
     sfr_connected(&c->rec, now);
     if (first) {
@@ -244,7 +238,6 @@ static void drive_handshake(struct sfc *c, uint64_t now)
         if (now - c->hs_since > handshake_ms(c)) {
             sfc_log(c, SF_LOG_ERR, "backend %s (domain %u) did not connect within %u ms; retrying",
                     c->x.be, c->x.be_id, handshake_ms(c));
-            c->hs_timeouts++;
             teardown(c);
             set_fe_state(c, XenbusStateClosed);
         }

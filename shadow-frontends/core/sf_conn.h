@@ -122,7 +122,6 @@ struct sfc {
     struct xs_handle *xs_rel; /* a second handle, for @releaseDomain */
     uint64_t gen;
     uint64_t hs_since, hs_retry_at;
-    unsigned hs_timeouts; /* handshakes timed out in a row (each waits twice as long) */
     bool asked_close;
     uint64_t last_alive; /* the backend's last valid response */
     /* the hot standby's idle connection (ops->promote set) */
