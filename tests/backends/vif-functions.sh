@@ -119,7 +119,11 @@ netfront_bg() {
     local out=$1
     shift
     _netfront_cmd "$@"
-    "${NF_CMD[@]}" >"$out" 2>&1 &
+    # Emptied here, not by the background job's redirection: a caller's
+    # wait_line must not read what an earlier frontend left in out
+    # (test-netback-reconnect killed its second frontend before it connected).
+    : >"$out"
+    "${NF_CMD[@]}" >>"$out" 2>&1 &
     FRONT_PID=$!
     on_exit "kill -KILL $FRONT_PID 2>/dev/null"
 }
