@@ -189,15 +189,6 @@ struct attach_txn {
     unsigned copied, visited;
 };
 
-static int put(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *key,
-               const char *val)
-{
-    char path[1024];
-    if (!xsu_path(path, sizeof(path), dir, key))
-        return -1;
-    return xs_write(xs, t, path, val, (unsigned)strlen(val)) ? 0 : -1;
-}
-
 /* Copy FE's toolstack keys below from (rel: their path below FE) into the
  * slot: every node but backend, backend-id, shadow/ and the keys a frontend
  * writes for its connection (schema.md). 0, or -1 (errno, or a->res). */
@@ -285,15 +276,16 @@ static int attach_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
                                   {.id = a->sb, .perms = XS_PERM_READ}};
     snprintf(num, sizeof(num), "%u", a->sb);
     if (!xs_mkdir(xs, t, slot) || !xs_set_permissions(xs, t, slot, p, 2) ||
-        put(xs, t, slot, PVK_BACKEND, be) < 0 || put(xs, t, slot, PVK_BACKEND_ID, num) < 0 ||
-        put(xs, t, slot, PVK_STATE, "1") < 0 || copy_keys(a, t, v->fe_path, "", slot, 0) < 0)
+        xsu_printf(xs, t, slot, PVK_BACKEND, "%s", be) < 0 ||
+        xsu_printf(xs, t, slot, PVK_BACKEND_ID, "%s", num) < 0 ||
+        xsu_printf(xs, t, slot, PVK_STATE, "1") < 0 || copy_keys(a, t, v->fe_path, "", slot, 0) < 0)
         return -1;
     /* New nodes inherit the slot's permissions; set them all the same, as a
      * rewire does for FE. */
     if (sd_rewire_chmod(xs, t, slot, v->fe, a->sb, false) < 0 ||
         sd_rewire_write_be(a->d, v, a->sb, t, be, slot) < 0)
         return -1;
-    return put(xs, t, v->fe_path, USK_FE_STANDBY, sd_slot_name(a->slot));
+    return xsu_printf(xs, t, v->fe_path, USK_FE_STANDBY, "%s", sd_slot_name(a->slot));
 }
 
 static void attach(struct sd_dom *d, struct sd_dev *v, unsigned sb, uint64_t now)

@@ -83,15 +83,6 @@ int sd_rewire_chmod(struct xs_handle *xs, xs_transaction_t t, const char *dir, u
     return chmod_tree(xs, t, dir, p, 2, 0, &budget, is_fe ? dir : NULL);
 }
 
-static int put(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *key,
-               const char *val)
-{
-    char path[1024];
-    if (!xsu_path(path, sizeof(path), dir, key))
-        return -1;
-    return xs_write(xs, t, path, val, (unsigned)strlen(val)) ? 0 : -1;
-}
-
 int sd_rewire_write_be(struct sd_dom *d, const struct sd_dev *v, unsigned drv, xs_transaction_t t,
                        const char *be, const char *front)
 {
@@ -103,11 +94,12 @@ int sd_rewire_write_be(struct sd_dom *d, const struct sd_dev *v, unsigned drv, x
     if (!xs_mkdir(xs, t, be) || !xs_set_permissions(xs, t, be, be_perms, 2))
         return -1;
     for (unsigned i = 0; i < v->nkv; i++)
-        if (put(xs, t, be, v->kv[i].k, v->kv[i].v) < 0)
+        if (xsu_printf(xs, t, be, v->kv[i].k, "%s", v->kv[i].v) < 0)
             return -1;
     snprintf(num, sizeof(num), "%u", v->fe);
-    if (put(xs, t, be, PVK_FRONTEND, front) < 0 || put(xs, t, be, PVK_FRONTEND_ID, num) < 0 ||
-        put(xs, t, be, PVK_ONLINE, "1") < 0 || put(xs, t, be, PVK_STATE, "1") < 0)
+    if (xsu_printf(xs, t, be, PVK_FRONTEND, "%s", front) < 0 ||
+        xsu_printf(xs, t, be, PVK_FRONTEND_ID, "%s", num) < 0 ||
+        xsu_printf(xs, t, be, PVK_ONLINE, "1") < 0 || xsu_printf(xs, t, be, PVK_STATE, "1") < 0)
         return -1;
     return 0;
 }
@@ -145,18 +137,18 @@ static int point_frontend(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_t
         return -1;
     snprintf(num, sizeof(num), "%u", drv);
     *what = "point the frontend at the new backend";
-    if (put(xs, t, v->fe_path, PVK_BACKEND, be) < 0 ||
-        put(xs, t, v->fe_path, PVK_BACKEND_ID, num) < 0)
+    if (xsu_printf(xs, t, v->fe_path, PVK_BACKEND, "%s", be) < 0 ||
+        xsu_printf(xs, t, v->fe_path, PVK_BACKEND_ID, "%s", num) < 0)
         return -1;
     snprintf(num, sizeof(num), "%llu", (unsigned long long)gen);
     *what = "bump the frontend's generation";
-    if (put(xs, t, v->fe_path, USK_FE_GENERATION, num) < 0)
+    if (xsu_printf(xs, t, v->fe_path, USK_FE_GENERATION, "%s", num) < 0)
         return -1;
     /* Every earlier backend is destroyed already (a cold restart): nothing
      * of theirs can land, the frontend holds no write for them. Otherwise
      * the background destroy's end says it (fence.c). */
     *what = "say the earlier backends are fenced";
-    return sd_fenced_all(d) ? put(xs, t, v->fe_path, USK_FE_FENCED, num) : 0;
+    return sd_fenced_all(d) ? xsu_printf(xs, t, v->fe_path, USK_FE_FENCED, "%s", num) : 0;
 }
 
 /* The slot v holds for domain drv, its backend being be: SD_SLOT_A or
