@@ -25,6 +25,7 @@
  * flush and read-back without error (DRIVER-OK ... eio=N). */
 #define _GNU_SOURCE
 #include "blk_frontend.h"
+#include "sf_time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct opts {
@@ -54,13 +54,6 @@ static uint64_t region, ss;
 static atomic_bool failed;
 static atomic_uint_fast64_t n_writes, n_reads, n_flushes, n_trims, n_bytes, n_eio;
 static uint64_t t_end;
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void logline(enum sf_log_level level, const char *line)
 {
@@ -125,7 +118,7 @@ static void *worker(void *arg)
         fail("malloc");
         return NULL;
     }
-    for (uint64_t n = 1; !atomic_load(&failed) && now_ms() < t_end; n++) {
+    for (uint64_t n = 1; !atomic_load(&failed) && sf_now_ms() < t_end; n++) {
         uint64_t r = xorshift(&rng);
         uint64_t len = ((r % (maxlen / ss)) + 1) * ss;
         if (r >> 60 == 0) /* now and then a large one: indirect requests, splitting */
@@ -301,15 +294,15 @@ int main(int argc, char **argv)
         free(known);
         return ok ? 0 : 1;
     }
-    t_end = now_ms() + (uint64_t)o.seconds * 1000u;
+    t_end = sf_now_ms() + (uint64_t)o.seconds * 1000u;
     pthread_t th[64];
     for (unsigned i = 0; i < o.threads; i++)
         pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
-    uint64_t last = now_ms();
-    while (now_ms() < t_end && !atomic_load(&failed)) {
+    uint64_t last = sf_now_ms();
+    while (sf_now_ms() < t_end && !atomic_load(&failed)) {
         usleep(100000);
-        if (now_ms() - last >= 1000) {
-            last = now_ms();
+        if (sf_now_ms() - last >= 1000) {
+            last = sf_now_ms();
             printf("DRIVER-PROGRESS writes=%" PRIu64 " reads=%" PRIu64 " flushes=%" PRIu64
                    " recoveries=%" PRIu64 "\n",
                    (uint64_t)n_writes, (uint64_t)n_reads, (uint64_t)n_flushes,

@@ -24,6 +24,7 @@
  * error). */
 #define _GNU_SOURCE
 #include "blk_frontend.h"
+#include "sf_time.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,19 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SECTOR      512u
 #define MAGIC       0x756e6465727374ull /* "understudy"-ish: marks our writes */
 #define MAX_VERSION (1ull << 40)
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void logline(enum sf_log_level level, const char *line)
 {
@@ -140,8 +133,8 @@ int main(int argc, char **argv)
     uint64_t version = 0, acked = 0;
     int rc = 1;
     for (unsigned r = 1; r <= rounds; r++) {
-        uint64_t until = now_ms() + (uint64_t)seconds * 1000u, next_note = 0;
-        while (!exists(control, "hold", r) && now_ms() < until && version + 1 < MAX_VERSION) {
+        uint64_t until = sf_now_ms() + (uint64_t)seconds * 1000u, next_note = 0;
+        while (!exists(control, "hold", r) && sf_now_ms() < until && version + 1 < MAX_VERSION) {
             fill(buf, len, ++version);
             int err = blkfe_pwrite(fe, buf, (uint32_t)len, 0);
             if (err) {
@@ -153,16 +146,16 @@ int main(int argc, char **argv)
                 goto out;
             }
             acked = version;
-            if (now_ms() >= next_note) {
-                next_note = now_ms() + 100;
+            if (sf_now_ms() >= next_note) {
+                next_note = sf_now_ms() + 100;
                 printf("FENCE-PROGRESS acked=%" PRIu64 " recoveries=%" PRIu64 "\n", acked,
                        blkfe_recoveries(fe));
             }
         }
         printf("FENCE-HOLD %u acked=%" PRIu64 "\n", r, acked);
-        while (!exists(control, "read", r) && now_ms() < until)
+        while (!exists(control, "read", r) && sf_now_ms() < until)
             usleep(20000);
-        if (now_ms() >= until) {
+        if (sf_now_ms() >= until) {
             printf("FENCE-FAIL round %u: no hold or read within %u s\n", r, seconds);
             goto out;
         }
