@@ -4,7 +4,8 @@
 #
 #   vsnd_add GUEST DRV DEVID [KEY=VALUE...]  backend and frontend dirs; KEYs are the card's
 #                                            (relative to the frontend dir: "0/0/type=p");
-#                                            with none, vsnd_card's default card
+#                                            with none, vsnd_card's default card;
+#                                            VSND_FE=DIR: the frontend dir is DIR (a slot)
 #   vsnd_fe GUEST DEVID / vsnd_be DRV GUEST DEVID   the two paths
 #   sndback_start DRV GUEST DEVID [ARGS...]  sndback in DRV, in the background; sets SB_PID
 #   sndback_alive                            SB_PID still running
@@ -30,7 +31,7 @@ vsnd_add() {
     shift 3
     [ $# -gt 0 ] || set -- "${VSND_CARD[@]}"
     local fe be
-    fe=$(vsnd_fe "$g" "$dev")
+    fe=${VSND_FE:-$(vsnd_fe "$g" "$dev")}
     be=$(vsnd_be "$d" "$g" "$dev")
     xenstore-write "$be/frontend" "$fe" "$be/frontend-id" "$g" "$be/online" 1 \
         "$be/state" 1 || fail "vsnd_add: writing $be"

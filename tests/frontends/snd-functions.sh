@@ -121,21 +121,13 @@ snd_faults() {
 slot_connected() { [ "$(xenstore-read "$1/state" 2>/dev/null)" = 4 ]; }
 
 attach_standby() {
-    local g=$1 name=$2 slot=$3 d fe sd be kv
+    local g=$1 name=$2 slot=$3 d fe sd
     d=$(sndback_dom "$name") || fail "attach_standby: create $name"
     fe=$(vsnd_fe "$g" "$DEV")
     sd=$fe/shadow/$slot
-    be=$(vsnd_be "$d" "$g" "$DEV")
     xenstore-rm "$sd" 2>/dev/null || true
-    xenstore-write "$sd/backend" "$be" "$sd/backend-id" "$d" "$sd/state" 1 ||
-        fail "attach_standby: write $sd"
-    for kv in "${VSND_CARD[@]}"; do
-        xenstore-write "$sd/${kv%%=*}" "${kv#*=}" || fail "attach_standby: write $sd/${kv%%=*}"
-    done
-    xenstore-chmod -r "$sd" "n$g" "r$d" || fail "attach_standby: chmod $sd"
-    xenstore-write "$be/frontend" "$sd" "$be/frontend-id" "$g" "$be/online" 1 "$be/state" 1 ||
-        fail "attach_standby: write $be"
-    xenstore-chmod -r "$be" "n$d" "r$g" || fail "attach_standby: chmod $be"
+    # The slot is a frontend dir of its own: the card written there as vsnd_add writes it in FE.
+    VSND_FE=$sd vsnd_add "$g" "$d" "$DEV"
     sndback_go "$name" "$g" "$DEV"
     xenstore-write "$fe/shadow/standby" "$slot" || fail "attach_standby: write $fe/shadow/standby"
     wait_for 10 slot_connected "$sd"
