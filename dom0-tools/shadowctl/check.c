@@ -229,6 +229,21 @@ static int parse_be(const char *be, unsigned g, const char *devid, unsigned *b)
     return 0;
 }
 
+/* What every frontend dir of guest g served by domain b has, FE or a slot:
+ * backend-id, state, its permissions and its subtree's (below root's own
+ * slots, which have theirs; root NULL: all of it). */
+static void check_front_dir(struct ck *c, const char *dir, unsigned g, unsigned b, const char *root)
+{
+    char path[1024];
+    uint64_t id;
+    if (xsu_read_u64(c->xs, XBT_NULL, dir, PVK_BACKEND_ID, 0x7FEF, &id) < 0 || id != b)
+        viol(c, xsu_path(path, sizeof(path), dir, PVK_BACKEND_ID), "want %u, as in backend", b);
+    want_decimal(c, dir, PVK_STATE, 7, true);
+    want_perms(c, dir, g, (int)b, true);
+    unsigned budget = MAX_NODES;
+    want_tree_perms(c, dir, g, b, 0, &budget, root);
+}
+
 /* One slot of FE (schema.md, "The hot standby's connection"). */
 static void check_slot(struct ck *c, unsigned g, const char *devid, const char *fe,
                        const char *slot)
@@ -246,13 +261,7 @@ static void check_slot(struct ck *c, unsigned g, const char *devid, const char *
         free(be);
         return;
     }
-    uint64_t id;
-    if (xsu_read_u64(c->xs, XBT_NULL, slot, PVK_BACKEND_ID, 0x7FEF, &id) < 0 || id != b)
-        viol(c, xsu_path(path, sizeof(path), slot, PVK_BACKEND_ID), "want %u, as in backend", b);
-    want_decimal(c, slot, PVK_STATE, 7, true);
-    want_perms(c, slot, g, (int)b, true);
-    unsigned budget = MAX_NODES;
-    want_tree_perms(c, slot, g, b, 0, &budget, NULL);
+    check_front_dir(c, slot, g, b, NULL);
     char *front = rd(c, be, PVK_FRONTEND, 1024);
     if (!front)
         viol(c, slot, "its backend dir %s is missing (or has no frontend key)", be);
@@ -317,13 +326,7 @@ static void check_fe(struct ck *c, unsigned g, const char *type, const char *dev
     if (is_standby(c, b))
         viol(c, xsu_path(path, sizeof(path), fe, PVK_BACKEND),
              "'%s' is under the standby domain %u (a standby serves nothing)", be, b);
-    uint64_t id;
-    if (xsu_read_u64(c->xs, XBT_NULL, fe, PVK_BACKEND_ID, 0x7FEF, &id) < 0 || id != b)
-        viol(c, xsu_path(path, sizeof(path), fe, PVK_BACKEND_ID), "want %u, as in backend", b);
-    want_decimal(c, fe, PVK_STATE, 7, true);
-    want_perms(c, fe, g, (int)b, true);
-    unsigned budget = MAX_NODES;
-    want_tree_perms(c, fe, g, b, 0, &budget, fe);
+    check_front_dir(c, fe, g, b, fe);
     if (shadow) {
         check_shadow_keys(c, fe);
         check_slots(c, g, devid, fe);
@@ -335,6 +338,7 @@ static void check_fe(struct ck *c, unsigned g, const char *type, const char *dev
         if (sd_front_which(fe, front) < 0)
             viol(c, xsu_path(path, sizeof(path), be, PVK_FRONTEND),
                  "'%s', want '%s' or one of its slots", front, fe);
+        uint64_t id;
         if (xsu_read_u64(c->xs, XBT_NULL, be, PVK_FRONTEND_ID, 0x7FEF, &id) < 0 || id != g)
             viol(c, xsu_path(path, sizeof(path), be, PVK_FRONTEND_ID), "want %u", g);
     }
