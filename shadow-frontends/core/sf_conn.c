@@ -387,11 +387,6 @@ static bool has_standby(const struct sfc *c)
            c->ops->standby_teardown;
 }
 
-bool sfc_standby_up(const struct sfc *c)
-{
-    return c->sb_phase == SFC_UP;
-}
-
 static void sb_teardown(struct sfc *c)
 {
     if (c->sx_open && has_standby(c))

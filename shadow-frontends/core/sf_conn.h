@@ -144,8 +144,6 @@ void sfc_begin(struct sfc *c);
 /* Stop: tear the transport down, write Closed. */
 void sfc_end(struct sfc *c);
 
-/* The hot standby's connection is Connected and idle. */
-bool sfc_standby_up(const struct sfc *c);
 /* The class found the standby's idle transport broken (a response it never
  * asked for): drop it and set it up afresh, as when its backend goes away;
  * the device's own connection is not touched. Logged. */
