@@ -42,8 +42,12 @@ static uint64_t now_ms(void)
 
 static struct tf *T;
 static struct {
-    uint64_t sent, answered, ok, err, notsupp, garbage, reconnects, badconnects;
+    uint64_t sent, answered, ok, err, notsupp, garbage, reconnects, badconnects, clobbers;
 } st;
+
+/* Set when a request of the current batch names one of our own ring pages
+ * as a data page: a read into it writes disk data over the ring. */
+static bool named_ring;
 
 #define DIE(...)                                                                                   \
     do {                                                                                           \
@@ -52,18 +56,45 @@ static struct {
         exit(1);                                                                                   \
     } while (0)
 
+static bool is_ring_ref(uint32_t ref)
+{
+    for (unsigned qi = 0; qi < T->nq; qi++)
+        for (unsigned i = 0; i < (1u << T->o.order); i++)
+            if (T->q[qi].ring_refs[i] == ref)
+                return true;
+    return false;
+}
+
+/* Does an indirect page name a ring page? (Its contents outlive a batch.) */
+static bool ind_pages_name_ring(void)
+{
+    const struct blkif_request_segment *s = (const void *)T->ind;
+    for (unsigned i = 0; i < TF_IND_PAGES * TF_PAGE / sizeof(*s); i++)
+        if (is_ring_ref(s[i].gref))
+            return true;
+    return false;
+}
+
 static uint32_t some_gref(void)
 {
+    uint32_t ref;
     switch (below(5)) {
     case 0:
-        return (uint32_t)rnd();
+        ref = (uint32_t)rnd();
+        break;
     case 1:
-        return below(64); /* low refs, some reserved */
+        ref = below(64); /* low refs: some reserved, some our own ring pages */
+        break;
     case 2:
-        return T->ind_refs[below(TF_IND_PAGES)];
+        ref = T->ind_refs[below(TF_IND_PAGES)];
+        break;
     default:
-        return T->data_refs[below(TF_DATA_PAGES)];
+        ref = T->data_refs[below(TF_DATA_PAGES)];
+        break;
     }
+    if (is_ring_ref(ref))
+        named_ring = true;
+    return ref;
 }
 
 static uint64_t some_sector(void)
@@ -123,7 +154,18 @@ static void scribble_indirect_pages(void)
     }
 }
 
-/* k random requests on queue qi; every one must be answered. */
+static void random_opts(struct tf_opts *o);
+static void reconnect(const struct tf_opts *o);
+
+/* The backend stopped serving a ring we clobbered ourselves? */
+static bool stopped_for_our_clobber(void)
+{
+    return (named_ring || ind_pages_name_ring()) &&
+           tf_wait_state(T, T->be, 1u << XenbusStateClosing | 1u << XenbusStateClosed, 0) >= 0;
+}
+
+/* k random requests on queue qi; every one must be answered, unless a read
+ * went into one of our own ring pages (then the backend must go Closing). */
 static void batch(unsigned qi, unsigned k)
 {
     struct tf_queue *q = &T->q[qi];
@@ -131,6 +173,7 @@ static void batch(unsigned qi, unsigned k)
     if (k > free_slots)
         k = free_slots;
     bool scribbled = false;
+    named_ring = false;
     for (unsigned i = 0; i < k; i++) {
         blkif_request_t req;
         random_request(&req);
@@ -150,9 +193,22 @@ static void batch(unsigned qi, unsigned k)
     st.sent += k;
     for (unsigned got = 0; got < k;) {
         blkif_response_t rsp;
-        int r = tf_next_response(T, qi, 15000, &rsp);
-        if (r < 0)
+        int r = 0;
+        for (unsigned waited = 0; waited < 15000 && r == 0 && !stopped_for_our_clobber();
+             waited += 500)
+            r = tf_next_response(T, qi, 500, &rsp);
+        if (r < 0 && !stopped_for_our_clobber())
             DIE("queue %u: broken response ring", qi);
+        if (r <= 0 && stopped_for_our_clobber()) {
+            /* We handed the backend our own ring page to read into: the
+             * ring it then reads back is garbage, so it stops serving it
+             * (Closing) and what was in flight has nowhere to be answered. */
+            st.clobbers++;
+            struct tf_opts o;
+            random_opts(&o);
+            reconnect(&o);
+            return;
+        }
         if (r == 0)
             DIE("queue %u: %u of %u requests unanswered after 15 s", qi, k - got, k);
         got++;
@@ -279,11 +335,11 @@ int main(int argc, char **argv)
     if (memcmp(want, got, sizeof(want)))
         DIE("final read returned the wrong data");
     printf("HOSTILE-OK seed=%llu sent=%llu answered=%llu ok=%llu error=%llu eopnotsupp=%llu "
-           "garbage-indexes=%llu reconnects=%llu refused-rings=%llu\n",
+           "garbage-indexes=%llu reconnects=%llu refused-rings=%llu ring-clobbers=%llu\n",
            (unsigned long long)seed, (unsigned long long)st.sent, (unsigned long long)st.answered,
            (unsigned long long)st.ok, (unsigned long long)st.err, (unsigned long long)st.notsupp,
            (unsigned long long)st.garbage, (unsigned long long)st.reconnects,
-           (unsigned long long)st.badconnects);
+           (unsigned long long)st.badconnects, (unsigned long long)st.clobbers);
     tf_close(T);
     tf_free(T);
     return 0;
