@@ -667,8 +667,22 @@ static int rx_packet(struct nf *t, unsigned qi, RING_IDX rp)
         }
         if (r.id != q->posted[i % 256]) {
             free(p.data);
-            return nferr(t, "queue %u: rx response in slot %u has id %u, posted %u", qi, i, r.id,
-                         q->posted[i % 256]);
+            /* The slots around it, raw, for whoever meets this next. */
+            char around[160] = "";
+            size_t n = 0;
+            for (RING_IDX j = i >= 2 ? i - 2 : 0; j != i + 2 && j != rp && n < sizeof(around) - 40;
+                 j++) {
+                netif_rx_response_t a;
+                RING_COPY_RESPONSE(&q->rx, j, &a);
+                n += (size_t)snprintf(around + n, sizeof(around) - n,
+                                      " [%u] id %u off %u fl %#x st %d", j, a.id, a.offset, a.flags,
+                                      a.status);
+            }
+            return nferr(t,
+                         "queue %u: rx response in slot %u has id %u, posted %u (packet from slot "
+                         "%u, its slot %u; rsp_prod %u; rx ring ref %u; sg %d gso %d/%d;%s)",
+                         qi, i, r.id, q->posted[i % 256], q->rx.rsp_cons, k, rp, q->rx_ref, t->o.sg,
+                         t->o.gso4, t->o.gso6, around);
         }
         if (k == 0) {
             p.flags = r.flags;
