@@ -20,8 +20,16 @@
  * (4 queues x 512 slots x 256 indirect segments); 4096 pages (16 MiB) keep
  * 16 of the largest requests in flight. */
 #define BB_MAPPED_MAX 4096u
-/* Persistent grants kept per queue (Linux blkback's default bound). */
+/* Persistent grants kept per queue (Linux blkback's default bound), in pages
+ * mapped. */
 #define BB_MAX_PGRANTS 1056u
+/* A ring pass that has run this long answers what is done so far before it
+ * goes on (bb_pass.c): a fresh connection's first pass touches every page
+ * for the first time and can take tens of ms on a loaded machine. */
+#define BB_PASS_ANSWER_NS 1000000u
+/* Indirect segment pages a ring pass maps in one call (one page holds a
+ * request's 256 segments, so this many requests). */
+#define BB_IND_BATCH 64u
 /* Memory the volatile cache may take (what it allocates, not only the data it
  * holds) beyond which it is written back, as a disk's cache would. */
 #define BB_VCACHE_MAX (64u << 20)
@@ -72,9 +80,10 @@ struct bb_req {
     uint64_t io_off;
 
     /* Mappings of the segments' pages. */
-    void *tmap;            /* one transient mapping of all pages, or NULL */
+    void *tmap;            /* the pages outside the cache, in one mapping, or NULL */
+    unsigned tmap_n;       /* its pages */
     void **page;           /* per segment */
-    struct bb_pgrant **pg; /* per segment: persistent entry, or NULL (single map) */
+    struct bb_pgrant **pg; /* per segment: persistent entry, or NULL (in tmap) */
     struct iovec *iov;
     unsigned niov;
     unsigned held; /* pages counted in the device's mapped */
@@ -93,6 +102,7 @@ struct bb_queue {
     bool push;           /* responses written, not yet pushed */
     struct bb_req *reqs; /* one per ring slot */
     struct bb_req *free;
+    struct bb_req **pass;   /* the requests taken in one ring pass (one per slot) */
     struct bb_pgcache *pgc; /* persistent grants, or NULL */
 };
 
@@ -113,6 +123,7 @@ struct bb_dev {
     unsigned inflight;      /* requests started and not complete, barrier excluded */
     unsigned mapped;        /* pages of requests mapped now (BB_MAPPED_MAX) */
     unsigned mapped_peak;   /* for the disconnect log line */
+    uint64_t first_taken;   /* ns: the connection's first request taken, until answered */
     struct bb_req *barrier; /* a barrier waiting for the drain or running */
     bool barrier_started;
     struct bb_req *done_head, **done_tail; /* complete, not yet answered */
@@ -154,20 +165,42 @@ void bb_ring_push(struct bb_queue *q);
 /* bb_segs.c: grant mappings of a request's segments. */
 /* Read an indirect request's segment pages into r->segs: status, *why on error. */
 int bb_segs_indirect(struct bb_req *r, const char **why);
-/* Map the segments' pages and build r->iov. 0, or -1 with errno. */
-int bb_segs_map(struct bb_req *r);
+/* The same for n requests (their pages at most BB_IND_BATCH) in one map: 0,
+ * or -1 if it failed (a request whose segs stay NULL is to be read alone). */
+int bb_segs_indirect_batch(struct bb_req **v, unsigned n);
+/* Take the persistent entries of r's segments (pending ones are mapped by
+ * bb_pgcache_fill). 0, or -1 with errno. */
+int bb_segs_take(struct bb_req *r);
+/* After the fill: map what is outside the cache, build r->iov. 0, or -1
+ * with errno and, if one ref is to blame, *bad_gref (else UINT32_MAX). */
+int bb_segs_map(struct bb_req *r, uint32_t *bad_gref);
 void bb_segs_unmap(struct bb_req *r);
 /* Unmap, free, and return r to its queue's free list. */
 void bb_req_release(struct bb_req *r);
 /* The persistent grant cache's map and unmap (opaque: the queue). */
-void *bb_pg_map(void *opaque, uint32_t gref);
-void bb_pg_unmap(void *opaque, void *page);
+void *bb_pg_map(void *opaque, uint32_t *grefs, unsigned n);
+void bb_pg_unmap(void *opaque, void *addr, unsigned n);
+
+/* bb_pass.c: one ring pass's requests, from taken to started. */
+void bb_pass_run(struct bb_queue *q, struct bb_req **v, unsigned n);
 
 /* bb_dispatch.c: running requests. */
-void bb_dispatch(struct bb_req *r, const blkif_request_t *req);
+/* Decode and check a request just taken off the ring (indirect segments are
+ * checked once read); its pages count as mapped from now. False if it was
+ * refused (answered). */
+bool bb_accept(struct bb_req *r, const blkif_request_t *req);
+/* Run an accepted request whose pages are mapped. */
+void bb_start(struct bb_req *r);
+/* Answer r with status (not OKAY) and log why (rate limited). */
+void bb_refuse(struct bb_req *r, int status, const char *why);
 void bb_io_done(struct bb_req *r, int res);
 /* Consume, start, complete and answer until nothing moves. */
 void bb_run(struct bb_dev *d);
+/* Start what the engine holds, answer what is done, publish: true if
+ * anything was answered. */
+bool bb_answer(struct bb_dev *d);
+/* CLOCK_MONOTONIC in ns. */
+uint64_t bb_now_ns(void);
 /* Drop everything not yet answered (disconnect, after the engine drained). */
 void bb_drop_pending(struct bb_dev *d);
 

@@ -54,7 +54,8 @@ static int attach_queue(struct bb_dev *d, struct bb_queue *q, const char *dir, u
     }
     unsigned n = RING_SIZE(&q->br);
     q->reqs = calloc(n, sizeof(*q->reqs));
-    if (!q->reqs) {
+    q->pass = calloc(n, sizeof(*q->pass));
+    if (!q->reqs || !q->pass) {
         be_error(be, ENOMEM, "out of memory for %u requests", n);
         return -1;
     }
@@ -150,14 +151,16 @@ void bb_disconnect(struct be_dev *be)
     be_loop_del_timer(be_loop_of(be), d->run_timer);
     d->run_timer = 0;
     unsigned pg = 0;
-    uint64_t pgmaps = 0;
+    uint64_t pgmaps = 0, pgcalls = 0;
     for (unsigned i = 0; d->q && i < d->nqueues; i++) {
         struct bb_queue *q = &d->q[i];
         pg += bb_pgcache_count(q->pgc);
         pgmaps += bb_pgcache_maps(q->pgc);
+        pgcalls += bb_pgcache_calls(q->pgc);
         bb_pgcache_free(q->pgc);
         be_ring_unmap(be, &q->ring);
         free(q->reqs);
+        free(q->pass);
     }
     if (d->io)
         d->io->ops->free(d->io);
@@ -165,12 +168,13 @@ void bb_disconnect(struct be_dev *be)
     if (d->q)
         BE_LOG(be,
                "served %llu requests (%llu refused or failed); persistent grants: %u mapped, "
-               "%llu maps; at most %u pages of requests mapped at once",
+               "%llu maps in %llu calls; at most %u pages of requests mapped at once",
                (unsigned long long)d->nreq, (unsigned long long)d->nerr, pg,
-               (unsigned long long)pgmaps, d->mapped_peak);
+               (unsigned long long)pgmaps, (unsigned long long)pgcalls, d->mapped_peak);
     free(d->q);
     d->q = NULL;
     d->nqueues = 0;
     d->nreq = d->nerr = 0;
     d->mapped = d->mapped_peak = 0;
+    d->first_taken = 0;
 }

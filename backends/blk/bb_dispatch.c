@@ -1,12 +1,13 @@
 /* bb_dispatch.c - running validated requests, and the pump that moves
  * everything along (bb_run).
  *
- * A request is decoded and checked (bb_check.c), its pages mapped
- * (bb_segs.c), then run: reads and writes go to the I/O engine (or, with
- * cache=volatile, to the held-write cache); a flush runs after its data;
- * a barrier waits until nothing else is in flight (no request is consumed
- * meanwhile), then writes its data and flushes; a discard runs at once.
- * Completed requests are answered in completion order.
+ * A request is decoded and checked (bb_check.c) as it is taken off the
+ * ring, its pages mapped with the rest of its ring pass (bb_pass.c), then
+ * run: reads and writes go to the I/O engine (or, with cache=volatile, to
+ * the held-write cache); a flush runs after its data; a barrier waits until
+ * nothing else is in flight (no request is consumed meanwhile), then writes
+ * its data and flushes; a discard runs at once. Completed requests are
+ * answered in completion order.
  */
 #define _GNU_SOURCE
 #include "bb.h"
@@ -17,6 +18,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *kind_name(enum bb_kind k)
@@ -37,7 +39,7 @@ static void finish(struct bb_req *r, int status)
     d->done_tail = &r->next;
 }
 
-static void refuse(struct bb_req *r, int status, const char *why)
+void bb_refuse(struct bb_req *r, int status, const char *why)
 {
     BE_LOG_RL(r->q->d->be,
               "queue %u: request id %#" PRIx64 " op %u nseg %u sector %" PRIu64 " refused (%s): %s",
@@ -129,7 +131,7 @@ static void do_discard(struct bb_req *r)
         bb_vcache_drop(d->vc, r->p.sector, r->p.nr_sectors);
     int res = bb_disk_discard(&d->disk, r->p.sector, r->p.nr_sectors);
     if (res == -EOPNOTSUPP) {
-        refuse(r, BLKIF_RSP_EOPNOTSUPP, "the backing store cannot discard");
+        bb_refuse(r, BLKIF_RSP_EOPNOTSUPP, "the backing store cannot discard");
         return;
     }
     if (res < 0) {
@@ -141,33 +143,35 @@ static void do_discard(struct bb_req *r)
     finish(r, BLKIF_RSP_OKAY);
 }
 
-void bb_dispatch(struct bb_req *r, const blkif_request_t *req)
+bool bb_accept(struct bb_req *r, const blkif_request_t *req)
 {
     struct bb_dev *d = r->q->d;
     const char *why = "";
     d->nreq++;
     int st = bb_decode(&d->lim, req, &r->p, &why);
-    if (st == BLKIF_RSP_OKAY && r->p.kind == BB_DISCARD)
+    if (st == BLKIF_RSP_OKAY && r->p.kind == BB_DISCARD) {
         st = bb_check_discard(&d->lim, &r->p, &why);
-    else if (st == BLKIF_RSP_OKAY) {
-        if (r->p.indirect)
-            st = bb_segs_indirect(r, &why);
-        else
-            r->segs = r->p.direct;
-        if (st == BLKIF_RSP_OKAY)
-            st = bb_check_segs(&d->lim, &r->p, r->segs, &why);
+    } else if (st == BLKIF_RSP_OKAY && !r->p.indirect) {
+        r->segs = r->p.direct;
+        st = bb_check_segs(&d->lim, &r->p, r->segs, &why);
     }
     if (st != BLKIF_RSP_OKAY) {
-        refuse(r, st, why);
-        return;
+        bb_refuse(r, st, why);
+        return false;
     }
+    /* Its pages count against BB_MAPPED_MAX from now, so that the ring stops
+     * being consumed before the pass maps them. */
+    r->held = r->p.kind == BB_DISCARD ? 0 : r->p.nseg;
+    d->mapped += r->held;
+    if (d->mapped > d->mapped_peak)
+        d->mapped_peak = d->mapped;
+    return true;
+}
+
+void bb_start(struct bb_req *r)
+{
+    struct bb_dev *d = r->q->d;
     r->bytes = (size_t)r->p.nr_sectors * BB_SECTOR_SIZE;
-    if (r->p.kind != BB_DISCARD && r->p.nseg > 0 && bb_segs_map(r) < 0) {
-        char msg[96];
-        snprintf(msg, sizeof(msg), "mapping its grants failed: %s", strerror(errno));
-        refuse(r, BLKIF_RSP_ERROR, msg);
-        return;
-    }
     switch (r->p.kind) {
     case BB_DISCARD:
         do_discard(r);
@@ -228,6 +232,13 @@ void bb_io_done(struct bb_req *r, int res)
     finish(r, BLKIF_RSP_OKAY);
 }
 
+uint64_t bb_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Answer what completed. True if anything was. */
 static bool answer_done(struct bb_dev *d)
 {
@@ -245,6 +256,15 @@ static bool answer_done(struct bb_dev *d)
         bb_ring_respond(r);
         any = true;
     }
+    return any;
+}
+
+bool bb_answer(struct bb_dev *d)
+{
+    d->io->ops->kick(d->io);
+    bool any = answer_done(d);
+    for (unsigned i = 0; i < d->nqueues; i++)
+        bb_ring_push(&d->q[i]);
     return any;
 }
 
@@ -274,10 +294,7 @@ void bb_run(struct bb_dev *d)
         for (unsigned i = 0; i < d->nqueues; i++)
             progress |= bb_ring_consume(&d->q[i]);
         progress |= start_barrier(d);
-        d->io->ops->kick(d->io);
-        progress |= answer_done(d);
-        for (unsigned i = 0; i < d->nqueues; i++)
-            bb_ring_push(&d->q[i]);
+        progress |= bb_answer(d);
         if (!progress)
             break;
         if (round == 64) {

@@ -30,6 +30,9 @@ static bool stopped(struct bb_queue *q)
     return q->broken || be_fault_hung(q->d->be) || q->d->barrier || !room_to_map(q->d);
 }
 
+/* One pass: take what the ring holds (up to a barrier, as long as there is
+ * room to map), then map and start it all at once (bb_pass.c): a batch the
+ * frontend pushed together costs a few map calls, not one per page. */
 bool bb_ring_consume(struct bb_queue *q)
 {
     bool any = false;
@@ -45,7 +48,10 @@ bool bb_ring_consume(struct bb_queue *q)
                     q->idx, rp, rp - q->br.rsp_prod_pvt, RING_SIZE(&q->br));
             break;
         }
-        while (q->br.req_cons != rp && !stopped(q) && q->free &&
+        unsigned n = 0;
+        bool barrier = false;
+        /* At most one request per free slot: q->pass has room for them all. */
+        while (q->br.req_cons != rp && !barrier && !stopped(q) && q->free &&
                !RING_REQUEST_CONS_OVERFLOW(&q->br, q->br.req_cons)) {
             struct bb_req *r = q->free;
             q->free = r->next;
@@ -54,8 +60,15 @@ bool bb_ring_consume(struct bb_queue *q)
             RING_COPY_REQUEST(&q->br, q->br.req_cons, &req);
             q->br.req_cons++;
             any = true;
-            bb_dispatch(r, &req);
+            if (!q->d->first_taken && q->d->nreq == 0)
+                q->d->first_taken = bb_now_ns();
+            if (bb_accept(r, &req)) {
+                q->pass[n++] = r;
+                /* Nothing after a barrier is taken before it is answered. */
+                barrier = r->p.kind == BB_BARRIER;
+            }
         }
+        bb_pass_run(q, q->pass, n);
         if (stopped(q))
             break;
         int more;
@@ -78,10 +91,29 @@ void bb_ring_respond(struct bb_req *r)
     bb_req_release(r);
 }
 
+/* The connection's first answer: how long the first requests waited (after
+ * a hot standby's promotion, the replay's), and what mapping them cost. */
+static void log_first_answer(struct bb_dev *d)
+{
+    uint64_t maps = 0, calls = 0;
+    for (unsigned i = 0; i < d->nqueues; i++) {
+        maps += bb_pgcache_maps(d->q[i].pgc);
+        calls += bb_pgcache_calls(d->q[i].pgc);
+    }
+    BE_LOG(d->be,
+           "first answer %.2f ms after the first request was taken (%llu taken; persistent "
+           "grants: %llu pages mapped in %llu calls)",
+           (double)(bb_now_ns() - d->first_taken) / 1e6, (unsigned long long)d->nreq,
+           (unsigned long long)maps, (unsigned long long)calls);
+    d->first_taken = 0;
+}
+
 void bb_ring_push(struct bb_queue *q)
 {
     if (!q->push)
         return;
     q->push = false;
     be_ring_publish(q->d->be, &q->ring, q->br.rsp_prod_pvt);
+    if (q->d->first_taken)
+        log_first_answer(q->d);
 }

@@ -1,10 +1,14 @@
 /* bb_segs.c - grant mappings of a request's pages.
  *
- * Without persistent grants, all of a request's pages are mapped in one call
- * (read-only for a write, read-write for a read) and unmapped on completion.
- * With them, each page comes from the queue's cache (mapped read-write once);
- * when the cache is full of busy pages, a page is mapped alone for this
- * request. A failed map fails the request, nothing else.
+ * With persistent grants, each page comes from the queue's cache (mapped
+ * read-write once): bb_segs_take takes the entries, the ring pass maps every
+ * pending one in a few calls (bb_pgcache_fill), bb_segs_map picks up the
+ * pages. What is not in the cache (every page without persistent grants;
+ * with them, pages that found the cache full of busy entries) is mapped for
+ * the request alone, in one call (read-only for a write, read-write for a
+ * read), and unmapped on completion. A failed map fails the requests that
+ * use the ref, nothing else. Indirect segment pages are read the same way:
+ * all of a pass's in one call, a request alone if that fails.
  */
 #define _GNU_SOURCE
 #include "bb.h"
@@ -14,17 +18,35 @@
 #include <string.h>
 #include <sys/mman.h>
 
-void *bb_pg_map(void *opaque, uint32_t gref)
+void *bb_pg_map(void *opaque, uint32_t *grefs, unsigned n)
 {
     struct bb_queue *q = opaque;
     struct be_dev *be = q->d->be;
-    return xengnttab_map_grant_ref(be_gnttab(be), be_fe_domid(be), gref, PROT_READ | PROT_WRITE);
+    return xengnttab_map_domain_grant_refs(be_gnttab(be), n, be_fe_domid(be), grefs,
+                                           PROT_READ | PROT_WRITE);
 }
 
-void bb_pg_unmap(void *opaque, void *page)
+void bb_pg_unmap(void *opaque, void *addr, unsigned n)
 {
     struct bb_queue *q = opaque;
-    xengnttab_unmap(be_gnttab(q->d->be), page, 1);
+    xengnttab_unmap(be_gnttab(q->d->be), addr, n);
+}
+
+/* Copy r's segments once out of its mapped indirect pages; only the copy is
+ * checked and used. -1 if out of memory. */
+static int copy_segs(struct bb_req *r, const unsigned char *map)
+{
+    r->segs = calloc(r->p.nseg, sizeof(*r->segs));
+    if (!r->segs)
+        return -1;
+    for (unsigned i = 0; i < r->p.nseg; i++) {
+        struct blkif_request_segment s;
+        memcpy(&s, map + (size_t)i * sizeof(s), sizeof(s));
+        r->segs[i].gref = s.gref;
+        r->segs[i].first = s.first_sect;
+        r->segs[i].last = s.last_sect;
+    }
+    return 0;
 }
 
 int bb_segs_indirect(struct bb_req *r, const char **why)
@@ -37,22 +59,42 @@ int bb_segs_indirect(struct bb_req *r, const char **why)
         *why = "indirect segment pages cannot be mapped";
         return BLKIF_RSP_ERROR;
     }
-    r->segs = calloc(r->p.nseg, sizeof(*r->segs));
-    if (!r->segs) {
-        xengnttab_unmap(be_gnttab(be), (void *)map, npages);
+    int rc = copy_segs(r, map);
+    xengnttab_unmap(be_gnttab(be), (void *)map, npages);
+    if (rc < 0) {
         *why = "out of memory";
         return BLKIF_RSP_ERROR;
     }
-    /* Copy once out of the shared pages; only the copy is checked and used. */
-    for (unsigned i = 0; i < r->p.nseg; i++) {
-        struct blkif_request_segment s;
-        memcpy(&s, map + (size_t)i * sizeof(s), sizeof(s));
-        r->segs[i].gref = s.gref;
-        r->segs[i].first = s.first_sect;
-        r->segs[i].last = s.last_sect;
+    return BLKIF_RSP_OKAY;
+}
+
+int bb_segs_indirect_batch(struct bb_req **v, unsigned n)
+{
+    struct be_dev *be = v[0]->q->d->be;
+    uint32_t refs[BB_IND_BATCH];
+    unsigned npages = 0;
+    for (unsigned i = 0; i < n; i++) {
+        for (unsigned k = 0; k < v[i]->p.nr_indirect_pages; k++) {
+            if (npages == BB_IND_BATCH) { /* the caller keeps within it */
+                errno = E2BIG;
+                return -1;
+            }
+            refs[npages++] = v[i]->p.indirect_grefs[k];
+        }
+    }
+    const unsigned char *map =
+        xengnttab_map_domain_grant_refs(be_gnttab(be), npages, be_fe_domid(be), refs, PROT_READ);
+    if (!map)
+        return -1;
+    /* A request whose copy fails (out of memory) keeps segs NULL: the caller
+     * reads it alone, which says why. */
+    size_t off = 0;
+    for (unsigned i = 0; i < n; i++) {
+        copy_segs(v[i], map + off * BB_PAGE_SIZE);
+        off += v[i]->p.nr_indirect_pages;
     }
     xengnttab_unmap(be_gnttab(be), (void *)map, npages);
-    return BLKIF_RSP_OKAY;
+    return 0;
 }
 
 static int alloc_arrays(struct bb_req *r)
@@ -81,66 +123,62 @@ static int alloc_arrays(struct bb_req *r)
     return -1;
 }
 
-static int map_persistent(struct bb_req *r, int prot)
+int bb_segs_take(struct bb_req *r)
 {
-    struct bb_queue *q = r->q;
-    struct be_dev *be = q->d->be;
-    for (unsigned i = 0; i < r->p.nseg; i++) {
-        r->pg[i] = bb_pgcache_get(q->pgc, r->segs[i].gref);
-        if (r->pg[i]) {
-            r->page[i] = r->pg[i]->page;
-            continue;
-        }
-        if (errno != ENOSPC)
-            return -1;
-        r->page[i] = xengnttab_map_grant_ref(be_gnttab(be), be_fe_domid(be), r->segs[i].gref, prot);
-        if (!r->page[i])
-            return -1;
-    }
-    return 0;
-}
-
-static int map_transient(struct bb_req *r, int prot)
-{
-    struct be_dev *be = r->q->d->be;
-    uint32_t refs_inline[BLKIF_MAX_SEGMENTS_PER_REQUEST];
-    uint32_t *refs = r->p.nseg <= BLKIF_MAX_SEGMENTS_PER_REQUEST ? refs_inline
-                                                                 : calloc(r->p.nseg, sizeof(*refs));
-    if (!refs)
-        return -1;
-    for (unsigned i = 0; i < r->p.nseg; i++)
-        refs[i] = r->segs[i].gref;
-    r->tmap =
-        xengnttab_map_domain_grant_refs(be_gnttab(be), r->p.nseg, be_fe_domid(be), refs, prot);
-    int e = errno;
-    if (refs != refs_inline)
-        free(refs);
-    if (!r->tmap) {
-        errno = e;
-        return -1;
-    }
-    for (unsigned i = 0; i < r->p.nseg; i++)
-        r->page[i] = (char *)r->tmap + (size_t)i * BB_PAGE_SIZE;
-    return 0;
-}
-
-int bb_segs_map(struct bb_req *r)
-{
-    /* A read fills the frontend's pages: they must be mapped writable. */
-    int prot = r->p.kind == BB_READ ? PROT_READ | PROT_WRITE : PROT_READ;
     if (alloc_arrays(r) < 0)
         return -1;
-    struct bb_dev *d = r->q->d;
-    r->held = r->p.nseg;
-    d->mapped += r->held;
-    if (d->mapped > d->mapped_peak)
-        d->mapped_peak = d->mapped;
-    if ((r->q->pgc ? map_persistent(r, prot) : map_transient(r, prot)) < 0) {
-        int e = errno;
-        bb_segs_unmap(r);
-        errno = e;
+    struct bb_pgcache *c = r->q->pgc;
+    for (unsigned i = 0; c && i < r->p.nseg; i++) {
+        r->pg[i] = bb_pgcache_take(c, r->segs[i].gref);
+        /* ENOSPC: every cached page is busy; mapped outside the cache. */
+        if (!r->pg[i] && errno != ENOSPC)
+            return -1;
+    }
+    return 0;
+}
+
+/* The segments outside the cache (all of them without persistent grants) in
+ * one call: read-only for a write, read-write for a read. */
+static int map_transient(struct bb_req *r)
+{
+    struct be_dev *be = r->q->d->be;
+    int prot = r->p.kind == BB_READ ? PROT_READ | PROT_WRITE : PROT_READ;
+    uint32_t refs[BB_MAX_INDIRECT_SEGS];
+    unsigned n = 0;
+    if (r->p.nseg > BB_MAX_INDIRECT_SEGS) { /* bb_decode refuses more */
+        errno = E2BIG;
         return -1;
     }
+    for (unsigned i = 0; i < r->p.nseg; i++)
+        if (!r->pg[i])
+            refs[n++] = r->segs[i].gref;
+    if (!n)
+        return 0;
+    r->tmap = xengnttab_map_domain_grant_refs(be_gnttab(be), n, be_fe_domid(be), refs, prot);
+    if (!r->tmap)
+        return -1;
+    r->tmap_n = n;
+    for (unsigned i = 0, k = 0; i < r->p.nseg; i++)
+        if (!r->pg[i])
+            r->page[i] = (char *)r->tmap + (size_t)k++ * BB_PAGE_SIZE;
+    return 0;
+}
+
+int bb_segs_map(struct bb_req *r, uint32_t *bad_gref)
+{
+    *bad_gref = UINT32_MAX;
+    for (unsigned i = 0; i < r->p.nseg; i++) {
+        if (!r->pg[i])
+            continue;
+        if (!r->pg[i]->page) { /* its map failed in bb_pgcache_fill */
+            *bad_gref = r->segs[i].gref;
+            errno = EINVAL; /* what gntdev gives for a ref it cannot map */
+            return -1;
+        }
+        r->page[i] = r->pg[i]->page;
+    }
+    if (map_transient(r) < 0)
+        return -1;
     /* One iovec per run of contiguous sectors. */
     r->niov = 0;
     for (unsigned i = 0; i < r->p.nseg; i++) {
@@ -160,19 +198,15 @@ int bb_segs_map(struct bb_req *r)
 
 void bb_segs_unmap(struct bb_req *r)
 {
-    xengnttab_handle *gt = be_gnttab(r->q->d->be);
     if (r->tmap) {
-        xengnttab_unmap(gt, r->tmap, r->p.nseg);
+        xengnttab_unmap(be_gnttab(r->q->d->be), r->tmap, r->tmap_n);
         r->tmap = NULL;
-    } else if (r->page) {
-        for (unsigned i = 0; i < r->p.nseg; i++) {
-            if (r->pg[i])
-                bb_pgcache_put(r->q->pgc, r->pg[i]);
-            else if (r->page[i])
-                xengnttab_unmap(gt, r->page[i], 1);
-            r->pg[i] = NULL;
-            r->page[i] = NULL;
-        }
+        r->tmap_n = 0;
+    }
+    for (unsigned i = 0; r->pg && i < r->p.nseg; i++) {
+        bb_pgcache_put(r->q->pgc, r->pg[i]);
+        r->pg[i] = NULL;
+        r->page[i] = NULL;
     }
     r->q->d->mapped -= r->held;
     r->held = 0;

@@ -7,6 +7,14 @@
 #include "be.h"
 #include "be_fault_mode.h"
 
+#include <xentoollog.h>
+
+/* The logger given to Xen's libraries (be_xtl.c). */
+struct be_xtl {
+    struct xentoollog_logger xtl; /* first: the libraries hand this back */
+    struct be_log lg;             /* the device's tag, its own rate limit */
+};
+
 struct be_dev {
     const struct be_class_ops *ops;
     void *priv;
@@ -16,6 +24,7 @@ struct be_dev {
     xenevtchn_handle *xce;
     int sigfd;
     struct be_log log;
+    struct be_xtl xtl;
 
     char path[256];    /* backend dir */
     char fe_path[256]; /* frontend dir, from <path>/frontend */
@@ -41,6 +50,9 @@ struct be_dev {
     uint64_t delay_timer; /* "slow": the next held publication due */
     uint64_t corrupted;   /* responses corrupted so far (alternates the kind) */
 };
+
+/* be_xtl.c: the logger for xengnttab_open and xenevtchn_open (after be->log is set). */
+struct xentoollog_logger *be_xtl_init(struct be_dev *be);
 
 /* be_xenbus.c */
 int be_xenbus_start(struct be_dev *be);

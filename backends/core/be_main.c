@@ -109,12 +109,13 @@ static int open_handles(struct be_dev *be)
         BE_LOG(be, "xs_open: cannot reach xenstore: %s", strerror(errno));
         return -1;
     }
-    be->gt = xengnttab_open(NULL, 0);
+    struct xentoollog_logger *xtl = be_xtl_init(be);
+    be->gt = xengnttab_open(xtl, 0);
     if (!be->gt) {
         BE_LOG(be, "xengnttab_open: %s", strerror(errno));
         return -1;
     }
-    be->xce = xenevtchn_open(NULL, 0);
+    be->xce = xenevtchn_open(xtl, 0);
     if (!be->xce) {
         BE_LOG(be, "xenevtchn_open: %s", strerror(errno));
         return -1;

@@ -14,6 +14,11 @@
 #include <string.h>
 
 #define MIN_DATA_PAGES 16u /* a budget leaving fewer data pages is refused */
+/* A held standby shares this many data pages ahead at most (one chunk):
+ * the rest of its budget only once it is promoted, so that a disk with a
+ * standby grants max-grants plus a ring and a chunk (README.md, "The disk's
+ * hot standby": 216 + 4 + 32 = 252 at the defaults). */
+#define STANDBY_PREFILL BLK_POOL_CHUNK
 
 struct blk_class {
     struct blk_limits lim;
@@ -122,23 +127,28 @@ static void blk_standby_teardown(void *cls, struct sfx *sx)
     c->sb_connected = false;
 }
 
-/* As setup, into the slot sx names, with the live pool's working set shared
- * ahead so that the replay after a promotion shares nothing while the guest
- * waits. */
+/* As setup, into the slot sx names, with the start of the live pool's
+ * working set shared ahead (at most a chunk: the grant budget), so that the
+ * first requests after a promotion wait for no sharing; the pool grows like
+ * a live one once promoted. */
 static int blk_standby_setup(void *cls, struct sfx *sx)
 {
     struct blk_class *c = cls;
     char why[256];
     unsigned prefill = c->live.pool_up ? c->live.pool.npages : 0;
+    if (prefill > STANDBY_PREFILL)
+        prefill = STANDBY_PREFILL;
     c->sb_connected = false;
     if (blk_transport_setup(&c->sb, c->gs, &c->lim, sx, prefill, why, sizeof(why)) < 0) {
         LOG(c, SF_LOG_ERR, "standby: %s", why);
         return -1;
     }
     LOG(c, SF_LOG_DEBUG,
-        "standby: shared a %u-page ring (%u requests) and %u data pages with domain %u, port %u",
+        "standby: shared a %u-page ring (%u requests) and %u data pages with domain %u, port %u "
+        "(the live connection: a %u-page ring and %u of its %u data pages)",
         1u << c->sb.ring.order, blk_ring_size(&c->sb.ring), c->sb.pool.npages, sx->be_id,
-        c->sb.ring.port);
+        c->sb.ring.port, c->live.ring_up ? 1u << c->live.ring.order : 0, c->live.pool.npages,
+        c->live.pool.max_pages);
     return 0;
 }
 
@@ -204,11 +214,32 @@ static void put_pages(struct blk_class *c, struct blk_slot *s)
     s->npages = s->nind = 0;
 }
 
+/* The live pool is about to share more pages (whole chunks, up to its
+ * limit): a failed connection's pool still draining gives back as many
+ * first, so that the two stay within the budget (gntalloc's limit may leave
+ * no more: the share would fail). */
+static void make_room(struct blk_class *c, unsigned need)
+{
+    const struct blk_pool *p = &c->live.pool;
+    if (p->nfree >= need || !c->retired.nchunks)
+        return;
+    unsigned grow = (need - p->nfree + BLK_POOL_CHUNK - 1) / BLK_POOL_CHUNK * BLK_POOL_CHUNK;
+    if (grow > p->max_pages - p->npages)
+        grow = p->max_pages - p->npages;
+    /* Each step unshares a chunk: at most nchunks steps. */
+    for (unsigned freed = 0; freed < grow && c->retired.nchunks;) {
+        unsigned before = c->retired.npages;
+        blk_pool_release_step(&c->retired);
+        freed += before - c->retired.npages;
+    }
+}
+
 static bool take_pages(struct blk_class *c, struct blk_slot *s, unsigned np, unsigned nind)
 {
     s->npages = s->nind = 0;
     if (blk_pool_available(&c->live.pool) < np + nind)
         return false;
+    make_room(c, np + nind);
     while (s->npages < np) {
         int pg = blk_pool_get(&c->live.pool);
         if (pg < 0)

@@ -27,7 +27,10 @@ void blkfe_defaults(struct blkfe_config *cfg)
     cfg->deadline_ms = 5000;
     cfg->max_held = 256;
     cfg->max_retained_mib = 64;
-    cfg->max_grants = 512;
+    /* With a hot standby's ring and prefill (blk_class.c) 252 grants: what
+     * gntalloc's default limit (1024) leaves beside a NIC with its own
+     * standby (772). README.md, "The disk's hot standby". */
+    cfg->max_grants = 216;
     cfg->max_ring_order = 2;
     cfg->max_indirect = 64;
     cfg->connect_timeout_ms = 60000;

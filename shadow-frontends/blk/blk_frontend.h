@@ -15,7 +15,7 @@ struct blkfe_config {
     unsigned deadline_ms;        /* default 5000 */
     unsigned max_held;           /* default 256 */
     unsigned max_retained_mib;   /* default 64 */
-    unsigned max_grants;         /* default 512 */
+    unsigned max_grants;         /* default 216: one connection's ring and pages */
     unsigned max_ring_order;     /* default 2 */
     unsigned max_indirect;       /* default 64 */
     unsigned connect_timeout_ms; /* default 60000; 0: wait forever */

@@ -108,7 +108,7 @@ static int ubf_config_complete(void)
     "deadline-ms=<N>           a request outstanding this long means a hung backend\n"             \
     "max-held=<N>              requests held during a recovery before callers block\n"             \
     "max-retained-mib=<N>      unflushed acknowledged writes kept before forcing a flush\n"        \
-    "max-grants=<N>            grant budget (ring, indirect and data pages)\n"                     \
+    "max-grants=<N>            grant budget of a connection (ring, indirect and data pages)\n"     \
     "max-ring-page-order=<N>   largest ring to use (2^N pages)\n"                                  \
     "max-indirect-segments=<N> largest indirect request\n"                                         \
     "connect-timeout-ms=<N>    how long to wait for the first connection (0: forever)\n"           \

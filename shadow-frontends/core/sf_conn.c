@@ -153,9 +153,14 @@ void sfc_replayed(struct sfc *c, uint64_t now, const char *extra)
 
 /* ---- the handshake ---- */
 
+/* Doubled after each handshake that timed out, up to 8 times the first: a
+ * backend that needs longer than that (a driver domain starved of CPU, as
+ * under software emulation on a loaded host) is waited for, not torn down
+ * every time just before it would have connected. */
 static unsigned handshake_ms(const struct sfc *c)
 {
-    return c->cfg.deadline_ms > MIN_HANDSHAKE_MS ? c->cfg.deadline_ms : MIN_HANDSHAKE_MS;
+    unsigned ms = c->cfg.deadline_ms > MIN_HANDSHAKE_MS ? c->cfg.deadline_ms : MIN_HANDSHAKE_MS;
+    return ms << (c->hs_timeouts < 3 ? c->hs_timeouts : 3);
 }
 
 /* Closed, and the next setup no sooner than SETUP_RETRY_MS from now. */
@@ -184,6 +189,7 @@ static void connected(struct sfc *c, uint64_t now)
     if (c->ops->setup_state != XenbusStateConnected)
         set_fe_state(c, XenbusStateConnected);
     c->phase = SFC_UP;
+    c->hs_timeouts = 0;
     c->last_alive = now;
     sfr_connected(&c->rec, now);
     if (first) {
@@ -238,6 +244,7 @@ static void drive_handshake(struct sfc *c, uint64_t now)
         if (now - c->hs_since > handshake_ms(c)) {
             sfc_log(c, SF_LOG_ERR, "backend %s (domain %u) did not connect within %u ms; retrying",
                     c->x.be, c->x.be_id, handshake_ms(c));
+            c->hs_timeouts++;
             teardown(c);
             set_fe_state(c, XenbusStateClosed);
         }
@@ -565,6 +572,8 @@ static void on_release(struct sfc *c, uint64_t now)
     }
     if (!rel)
         return;
+    if (c->ops->fence_news)
+        c->ops->fence_news(c->cls);
     errno = 0;
     if (c->phase != SFC_DOWN && !xs_is_domain_introduced(c->xs_rel, c->x.be_id) && errno == 0)
         sfc_fault(c, SF_BACKEND_VANISHED, "driver domain %u is gone (@releaseDomain)", c->x.be_id);
@@ -574,6 +583,20 @@ static void on_release(struct sfc *c, uint64_t now)
                 c->sx.be_id);
         sb_retry_later(c, now);
     }
+}
+
+uint64_t sfc_generation(const struct sfc *c)
+{
+    return c->gen;
+}
+
+int sfc_domain_gone(const struct sfc *c, unsigned domid)
+{
+    if (!c->xs_rel)
+        return -1;
+    errno = 0;
+    bool in = xs_is_domain_introduced(c->xs_rel, domid);
+    return errno ? -1 : !in;
 }
 
 /* ---- the owner's loop ---- */
@@ -598,6 +621,8 @@ void sfc_step(struct sfc *c, uint64_t now)
         on_standby(c);
     if (c->sx_open && (sfx_events(&c->sx) & SFX_EV_BACKEND))
         monitor_standby(c, now);
+    if ((ev & SFX_EV_FENCED) && c->ops->fence_news)
+        c->ops->fence_news(c->cls);
     on_release(c, now);
     if (c->phase != SFC_UP)
         drive_handshake(c, now);

@@ -76,6 +76,10 @@ struct sfc_ops {
     bool (*oldest)(void *cls, uint64_t *since);
     /* Optional: the recovery state (rec.state) may have changed. */
     void (*state_changed)(void *cls);
+    /* Optional: FE/shadow/fenced may have changed, or a domain was released
+     * (@releaseDomain): a class holding what a failed backend may still
+     * write looks again (sfx_read_fenced, sfc_domain_gone). */
+    void (*fence_news)(void *cls);
 
     /* Optional, all four or none: the hot standby (schema.md, "The hot
      * standby's connection"). A class without them holds no second
@@ -122,6 +126,7 @@ struct sfc {
     struct xs_handle *xs_rel; /* a second handle, for @releaseDomain */
     uint64_t gen;
     uint64_t hs_since, hs_retry_at;
+    unsigned hs_timeouts; /* handshakes timed out in a row (each waits twice as long) */
     bool asked_close;
     uint64_t last_alive; /* the backend's last valid response */
     /* the hot standby's idle connection (ops->promote set) */
@@ -144,6 +149,12 @@ void sfc_begin(struct sfc *c);
 /* Stop: tear the transport down, write Closed. */
 void sfc_end(struct sfc *c);
 
+/* The generation of FE/shadow/generation the driver has acted on. */
+uint64_t sfc_generation(const struct sfc *c);
+/* Is domain domid gone (no longer introduced)? 1 gone, 0 not, -1 cannot
+ * tell (no second handle, or the guest may not ask: an unprivileged guest
+ * may not on xensim or Xen's C xenstored). */
+int sfc_domain_gone(const struct sfc *c, unsigned domid);
 /* The class found the standby's idle transport broken (a response it never
  * asked for): drop it and set it up afresh, as when its backend goes away;
  * the device's own connection is not touched. Logged. */

@@ -4,7 +4,9 @@
 #define _GNU_SOURCE
 #include "sf_engine.h"
 
+#include "sf_fence.h"
 #include "sf_time.h"
+#include "understudy-keys.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,7 +21,8 @@
 
 #define IDLE_TICK_MS 1000u /* a safety net for missed watch events */
 #define STOP_TICK_MS 50u
-#define RSP_BATCH    32u /* responses taken from the class at a time */
+#define RSP_BATCH    32u    /* responses taken from the class at a time */
+#define FENCE_LOG_MS 10000u /* while requests are held for the fence: a line this often */
 
 /* One caller request: its entries and the caller waiting for them. */
 struct sf_req {
@@ -52,6 +55,12 @@ struct sf_engine {
     unsigned replay_total;     /* the replay set of the recovery in progress */
     uint64_t t_first_replayed; /* when its first entry completed (0: not yet) */
     uint64_t flush_backoff_until;
+    /* What failed backends may still write (sf_fence.h), the generation the
+     * live backend was connected at, and the hold's log. */
+    struct sf_fence fence;
+    uint64_t served_gen;
+    bool fence_logged;
+    uint64_t fence_next_log;
     bool stop_seen; /* the engine thread saw stopping */
     bool stop_flush_sent;
     uint64_t stop_deadline;
@@ -154,6 +163,128 @@ static void split_tramp(void *arg, void *owner)
     pthread_mutex_unlock(&eng->mu);
 }
 
+/* ---- the fence: what failed backends may still write (sf_fence.h) ---- */
+
+static bool fence_hold(void *arg, const struct sfj_entry *e)
+{
+    struct sf_engine *eng = arg;
+    return !sff_empty(&eng->fence) && sff_holds(&eng->fence, e->start, e->len);
+}
+
+static void fence_add(void *arg, const struct sfj_entry *e)
+{
+    struct sf_engine *eng = arg;
+    sff_add(&eng->fence, eng->c.x.be_id, eng->served_gen, e->start, e->len);
+}
+
+/* The generation FE/shadow/fenced must reach to release every set. */
+static uint64_t fence_needed(const struct sf_engine *eng)
+{
+    uint64_t g = 0;
+    for (unsigned i = 0; i < eng->fence.n; i++)
+        if (eng->fence.s[i].gen > g)
+            g = eng->fence.s[i].gen;
+    return g + 1;
+}
+
+/* Something was released (how says what). */
+static void fence_note(struct sf_engine *eng, const char *how)
+{
+    if (!sff_empty(&eng->fence)) {
+        sf_engine_log(eng, SF_LOG_INFO, "fence: %s; %u failed domains still to be fenced", how,
+                      eng->fence.n);
+        return;
+    }
+    if (eng->fence_logged) {
+        uint64_t now = sf_now_ms(), t = eng->j.held_oldest;
+        sf_engine_log(eng, SF_LOG_INFO,
+                      "fence: %s: every failed backend is fenced; held requests go now: %u "
+                      "(held up to %" PRIu64 " ms)",
+                      how, eng->j.held, t && now > t ? now - t : 0);
+    } else {
+        sf_engine_log(eng, SF_LOG_DEBUG, "fence: %s: every failed backend is fenced", how);
+    }
+    eng->fence_logged = false;
+}
+
+/* FE/shadow/fenced may have moved, or a failed domain gone: release what
+ * is fenced now. */
+static void fence_check(struct sf_engine *eng)
+{
+    if (sff_empty(&eng->fence))
+        return;
+    char how[192] = "";
+    size_t n = 0;
+    uint64_t g;
+    if (sfx_read_fenced(&eng->c.x, &g) < 0)
+        sf_engine_log(eng, SF_LOG_ERR, "xenstore read %s/%s: %m; taken as 0", eng->device,
+                      USK_FE_FENCED);
+    else if (sff_release_fenced(&eng->fence, g))
+        n = (size_t)snprintf(how, sizeof(how), "%s=%" PRIu64, USK_FE_FENCED, g);
+    /* Each turn releases a set or moves on: at most SFF_DOMS turns. */
+    for (unsigned i = 0; i < eng->fence.n;) {
+        unsigned d = eng->fence.s[i].domid;
+        if (eng->fence.s[i].several || sfc_domain_gone(&eng->c, d) != 1 ||
+            !sff_release_domain(&eng->fence, d)) {
+            i++;
+            continue;
+        }
+        if (n < sizeof(how))
+            n +=
+                (size_t)snprintf(how + n, sizeof(how) - n, "%sdomain %u is gone", n ? ", " : "", d);
+    }
+    if (how[0])
+        fence_note(eng, how);
+}
+
+/* Connected after a fault: a backend in a failed domain again holds
+ * nothing of it (its old process is dead, its kernel orders its own page
+ * cache); for any other, what is not fenced yet is held from now on. */
+static void fence_connected(struct sf_engine *eng)
+{
+    unsigned d = eng->c.x.be_id;
+    char how[96];
+    if (sff_release_domain(&eng->fence, d)) {
+        snprintf(how, sizeof(how), "reconnected to domain %u, the failed backend's own", d);
+        fence_note(eng, how);
+    }
+    fence_check(eng);
+}
+
+/* While requests are held: a line when the hold starts and every
+ * FENCE_LOG_MS, and then a look at the key and the domains again (a safety
+ * net for a missed watch event). */
+static void fence_log(struct sf_engine *eng, uint64_t now)
+{
+    if (sff_empty(&eng->fence) || !eng->j.held)
+        return;
+    uint64_t t = eng->j.held_oldest, age = t && now > t ? now - t : 0;
+    if (!eng->fence_logged) {
+        char doms[64] = "";
+        size_t n = 0;
+        for (unsigned i = 0; i < eng->fence.n && n < sizeof(doms); i++)
+            n += (size_t)snprintf(doms + n, sizeof(doms) - n, "%s%u%s", i ? ", " : "",
+                                  eng->fence.s[i].domid, eng->fence.s[i].several ? "+" : "");
+        sf_engine_log(eng, SF_LOG_INFO,
+                      "fence: requests held: %u (writes over what failed domain %s may still "
+                      "write, %" PRIu64 " KiB in all, and what waits behind them) until %s "
+                      "reaches %" PRIu64 " or the domain is gone",
+                      eng->j.held, doms, sff_bytes(&eng->fence) >> 10, USK_FE_FENCED,
+                      fence_needed(eng));
+        eng->fence_logged = true;
+        eng->fence_next_log = now + FENCE_LOG_MS;
+        return;
+    }
+    if (now < eng->fence_next_log)
+        return;
+    eng->fence_next_log = now + FENCE_LOG_MS;
+    sf_engine_log(eng, SF_LOG_INFO,
+                  "fence: requests still held: %u, the oldest for %" PRIu64 " ms; waiting for %s "
+                  "to reach %" PRIu64,
+                  eng->j.held, age, USK_FE_FENCED, fence_needed(eng));
+    fence_check(eng);
+}
+
 /* ---- the engine as a class of the connection driver ---- */
 
 static int conn_setup(void *arg, struct sfx *x, char *why, size_t len)
@@ -186,10 +317,12 @@ static int adopt(struct sf_engine *eng, const struct sf_conn_info *c, bool first
         (c->max_data && sfj_split(&eng->j, c->max_data, split_tramp, eng) < 0))
         return -1;
     eng->conn = *c;
+    eng->served_gen = sfc_generation(&eng->c);
     if (first) {
         snprintf(what, len, "%u slots, %s", c->nslots, cache_word(eng, true));
         return 0;
     }
+    fence_connected(eng);
     eng->replay_left = eng->replay_total = sfj_replay_count(&eng->j);
     eng->t_first_replayed = 0;
     if (eng->cfg.restart_only)
@@ -225,6 +358,10 @@ static void conn_isolate(void *arg, char *held, size_t len)
 {
     struct sf_engine *eng = arg;
     unsigned inflight = eng->j.n_inflight, retained = eng->j.n_retained;
+    /* What the failed backend may still write is fenced off first (the
+     * restart-only mode replays nothing, so it holds nothing either). */
+    if (!eng->cfg.restart_only)
+        sfj_visit_exposed(&eng->j, fence_add, eng);
     unsigned replay = sfj_requeue(&eng->j);
     eng->replay_left = 0;
     if (eng->cfg.restart_only) {
@@ -258,6 +395,11 @@ static bool conn_oldest(void *arg, uint64_t *since)
 static void conn_state_changed(void *arg)
 {
     set_pub_state(arg);
+}
+
+static void conn_fence_news(void *arg)
+{
+    fence_check(arg);
 }
 
 /* ---- the hot standby's transport: the class's, its limits kept here ---- */
@@ -321,6 +463,7 @@ static const struct sfc_ops engine_conn_ops = {
     .fail = conn_fail,
     .oldest = conn_oldest,
     .state_changed = conn_state_changed,
+    .fence_news = conn_fence_news,
 };
 
 /* ---- responses ---- */
@@ -358,10 +501,22 @@ static void harvest(struct sf_engine *eng, bool event)
     }
 }
 
+/* The replay is done when what remains of it waits for the fence (the
+ * held writes, and reads and flushes behind them): the device serves. */
+static bool replay_done(const struct sf_engine *eng)
+{
+    return eng->replay_left == 0 ||
+           (eng->c.phase == SFC_UP && eng->replay_left <= eng->j.held_replay);
+}
+
 static void finish_replay(struct sf_engine *eng, uint64_t now)
 {
-    char extra[64];
-    snprintf(extra, sizeof(extra), ", %" PRIu64 " requests replayed so far", eng->j.replayed);
+    char extra[128];
+    int n =
+        snprintf(extra, sizeof(extra), ", %" PRIu64 " requests replayed so far", eng->j.replayed);
+    if (eng->replay_left && n > 0 && (size_t)n < sizeof(extra))
+        snprintf(extra + n, sizeof(extra) - (size_t)n,
+                 "; waiting for the failed backend to be fenced: %u", eng->replay_left);
     sfc_replayed(&eng->c, now, extra);
     if (eng->cfg.restart_only && eng->refused_down) {
         sf_engine_log(eng, SF_LOG_ERR,
@@ -514,10 +669,11 @@ static void *engine_main(void *arg)
             harvest(eng, event);
         now = sf_now_ms();
         check_deadline(eng, now);
-        if (sfc_replaying(&eng->c) && eng->replay_left == 0)
-            finish_replay(eng, now);
         if (eng->c.phase == SFC_UP)
             dispatch(eng, now);
+        fence_log(eng, now);
+        if (sfc_replaying(&eng->c) && replay_done(eng))
+            finish_replay(eng, now);
         busy = eng->ops->background && eng->ops->background(eng->cls);
         if (eng->stop_seen && stop_ready(eng, now))
             break;
@@ -554,6 +710,8 @@ int sf_engine_new(const struct sf_class_ops *ops, void *cls, const struct sf_eng
     eng->cfg.device = eng->device;
     eng->wake_fd = -1;
     sfj_init(&eng->j, cfg->max_retained);
+    sff_init(&eng->fence);
+    sfj_set_hold(&eng->j, fence_hold, eng);
     sf_list_init(&eng->inbox);
     pthread_mutex_init(&eng->mu, NULL);
     pthread_condattr_t ca;
@@ -645,6 +803,7 @@ void sf_engine_free(struct sf_engine *eng)
         pthread_join(eng->thread, NULL);
     }
     sfj_fini(&eng->j);
+    sff_fini(&eng->fence);
     sfc_close(&eng->c);
     if (eng->wake_fd >= 0)
         close(eng->wake_fd);

@@ -18,6 +18,14 @@
  * engine keeps what the standby's connect reported, and at a promotion does
  * what it does after any reconnect - that connection's limits, then the
  * replay of the journal in order - on the transport the class swapped in.
+ *
+ * The fence (sf_fence.h; schema.md, FE/shadow/fenced): at a fault the engine
+ * records what the failed backend may still write to storage (its
+ * outstanding writes, the acknowledged ones it had not flushed); on the next
+ * backend, in another domain, every write that overlaps them - replayed or
+ * new - is held until FE/shadow/fenced passes the generation that backend
+ * served at or its domain is gone, and then issued in order. Reads and other
+ * writes go on; the recovery ends when only what waits for the fence is left.
  */
 #ifndef SF_ENGINE_H
 #define SF_ENGINE_H

@@ -115,6 +115,22 @@ int sfj_set_conn(struct sfj *j, uint32_t nslots, bool write_cache)
     return 0;
 }
 
+void sfj_set_hold(struct sfj *j, sfj_hold_fn hold, void *arg)
+{
+    j->hold = hold;
+    j->hold_arg = arg;
+}
+
+void sfj_visit_exposed(const struct sfj *j, void (*fn)(void *arg, const struct sfj_entry *e),
+                       void *arg)
+{
+    for (const struct sf_link *l = j->inflight.next; l != &j->inflight; l = l->next)
+        if (E_OF_FL(l)->flags & SFJ_MODIFIES)
+            fn(arg, E_OF_FL(l));
+    for (const struct sf_link *l = j->retained.next; l != &j->retained; l = l->next)
+        fn(arg, E_OF_FL(l));
+}
+
 void sfj_submit(struct sfj *j, struct sfj_entry *e)
 {
     e->seq = ++j->next_seq;
@@ -130,9 +146,10 @@ static bool overlap(const struct sfj_entry *a, const struct sfj_entry *b)
     return a->start < b->start + b->len && b->start < a->start + a->len;
 }
 
-/* Does any entry before e in the queue keep e from being issued? Sets
- * *flush_ahead when a flush precedes e. */
-static bool held_back(const struct sfj *j, const struct sfj_entry *e, bool *flush_ahead)
+/* Which entry before e in the queue keeps e from being issued (the first
+ * found), or NULL. Sets *flush_ahead when a flush precedes e. */
+static const struct sfj_entry *held_back(const struct sfj *j, const struct sfj_entry *e,
+                                         bool *flush_ahead)
 {
     *flush_ahead = false;
     for (const struct sf_link *l = j->queue.next; l != &e->q; l = l->next) {
@@ -142,15 +159,32 @@ static bool held_back(const struct sfj *j, const struct sfj_entry *e, bool *flus
         /* (No barrier can be ahead: dispatch stops at one.) */
         if (e->flags & SFJ_FLUSH) {
             if (x->flags & SFJ_MODIFIES)
-                return true;
+                return x;
             continue;
         }
         if (x->flags & SFJ_FLUSH)
             continue;
         if (((x->flags | e->flags) & SFJ_MODIFIES) && overlap(x, e))
-            return true;
+            return x;
     }
-    return false;
+    return NULL;
+}
+
+static bool on_hold(const struct sfj *j, const struct sfj_entry *e)
+{
+    return j->hold && (e->flags & SFJ_MODIFIES) && j->hold(j->hold_arg, e);
+}
+
+/* e waits for the hold, itself or behind an entry that does: counted, and
+ * when it first waited noted. */
+static void count_held(struct sfj *j, struct sfj_entry *e, uint64_t now_ms)
+{
+    if (!e->held_ms)
+        e->held_ms = now_ms ? now_ms : 1;
+    if (!j->held_oldest || e->held_ms < j->held_oldest)
+        j->held_oldest = e->held_ms;
+    j->held++;
+    j->held_replay += e->replay;
 }
 
 static bool over_bound(const struct sfj *j, const struct sfj_entry *e)
@@ -169,6 +203,7 @@ static void take_slot(struct sfj *j, struct sfj_entry *e, uint64_t now_ms)
     e->wire_id = (++j->next_issue << SLOT_BITS) | slot;
     e->issued_ms = now_ms;
     e->state = SFJ_INFLIGHT;
+    e->blocked = false;
     if (e->flags & SFJ_FLUSH)
         e->flush_mark = j->ack_counter;
     if (e->flags & SFJ_MODIFIES)
@@ -192,6 +227,8 @@ unsigned sfj_dispatch(struct sfj *j, uint64_t now_ms, sfj_issue_fn issue, sfj_do
 {
     unsigned issued = 0;
     j->want_flush = false;
+    j->held = j->held_replay = 0;
+    j->held_oldest = 0;
     /* Note that's O(n^2) in the queue length; the ring size and the bound on
      * held requests keep n in the hundreds. */
     struct sf_link *next;
@@ -200,7 +237,13 @@ unsigned sfj_dispatch(struct sfj *j, uint64_t now_ms, sfj_issue_fn issue, sfj_do
         struct sfj_entry *e = E_OF_Q(l);
         if (e->state == SFJ_PENDING) {
             bool flush_ahead;
-            if (held_back(j, e, &flush_ahead))
+            /* Entries before e were seen in this pass: a blocker's flag is
+             * current (an in-flight one's is false). */
+            const struct sfj_entry *by = held_back(j, e, &flush_ahead);
+            e->blocked = by ? by->blocked : on_hold(j, e);
+            if (e->blocked)
+                count_held(j, e, now_ms);
+            if (by || e->blocked)
                 goto after;
             if (over_bound(j, e)) {
                 if (!flush_ahead)
@@ -333,6 +376,8 @@ unsigned sfj_requeue(struct sfj *j)
     j->n_retained = 0;
     j->retained_bytes = 0;
     j->want_flush = false;
+    j->held = j->held_replay = 0; /* until the next dispatch counts again */
+    j->held_oldest = 0;
     free_slots(j);
     return n;
 }

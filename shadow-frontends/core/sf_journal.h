@@ -25,6 +25,14 @@
  * retained + in-flight modifying bytes would pass the limit; the journal then
  * asks for a flush (sfj_wants_flush) to be inserted before the first
  * pending entry.
+ *
+ * Hold (sfj_set_hold): a pending MODIFIES entry the hook names is not
+ * issued (the fence: it overlaps what a failed backend may still write).
+ * The ordering rule keeps everything that conflicts with it behind it, so
+ * held writes go out in their order once the hook lets them; the rest
+ * passes them. Each dispatch counts the entries that wait for the hold,
+ * held themselves or behind one that is (sfj.held: reads of their sectors,
+ * flushes after them), and the replay entries among them (held_replay).
  */
 #ifndef SF_JOURNAL_H
 #define SF_JOURNAL_H
@@ -66,6 +74,8 @@ struct sfj_entry {
     uint64_t ack_no;     /* retained: position in ack order */
     uint64_t flush_mark; /* flush in flight: the last ack_no it covers */
     unsigned issues;     /* how many times it went on a ring */
+    uint64_t held_ms;    /* when the hold first kept it back (0: never) */
+    bool blocked;        /* last dispatch: held, or behind a held entry */
 };
 
 /* Outcome of looking up a wire id from a response. */
@@ -74,6 +84,9 @@ enum sfj_lookup {
     SFJ_UNKNOWN,   /* no entry ever had that id on this connection */
     SFJ_DUPLICATE, /* the entry with that id already completed */
 };
+
+/* Whether a pending MODIFIES entry must wait (see "Hold" above). */
+typedef bool (*sfj_hold_fn)(void *arg, const struct sfj_entry *e);
 
 struct sfj {
     struct sf_link queue, inflight, retained;
@@ -86,6 +99,12 @@ struct sfj {
     bool write_cache; /* completed changes need a flush to be durable */
     bool want_flush;  /* the retention bound blocked a write */
     unsigned n_queue, n_inflight, n_retained;
+    sfj_hold_fn hold; /* NULL: nothing is held */
+    void *hold_arg;
+    /* the last dispatch: entries waiting for the hold, the replay entries
+     * among them, and the earliest held_ms of those (0: none) */
+    unsigned held, held_replay;
+    uint64_t held_oldest;
     /* statistics */
     uint64_t replayed, released, forced_flushes;
 };
@@ -103,6 +122,15 @@ void sfj_entry_free(struct sfj_entry *e);
 /* A new connection: nslots ring slots (1..65536), write cache or not.
  * Nothing may be in flight. 0 or -1 (EBUSY, EINVAL, ENOMEM). */
 int sfj_set_conn(struct sfj *j, uint32_t nslots, bool write_cache);
+
+/* Set the hold hook (NULL: none). */
+void sfj_set_hold(struct sfj *j, sfj_hold_fn hold, void *arg);
+
+/* Call fn for every range the connection's backend may still write: each
+ * MODIFIES entry in flight and each retained one (call before
+ * sfj_requeue). */
+void sfj_visit_exposed(const struct sfj *j, void (*fn)(void *arg, const struct sfj_entry *e),
+                       void *arg);
 
 /* Append a new entry to the queue as pending. */
 void sfj_submit(struct sfj *j, struct sfj_entry *e);

@@ -15,6 +15,7 @@
 
 #define TOKEN_GEN "sf-gen"
 #define TOKEN_SB  "sf-standby"
+#define TOKEN_FEN "sf-fenced"
 #define TOKEN_BE  "sf-be-" /* followed by the epoch */
 
 static bool valid_path(const char *p, bool absolute)
@@ -47,10 +48,11 @@ int sfx_open(struct sfx *x, const char *device)
 {
     if (sfx_open_link(x, device) < 0)
         return -1;
-    char gen[SFX_PATH_MAX + 32], sb[SFX_PATH_MAX + 32];
+    char gen[SFX_PATH_MAX + 32], sb[SFX_PATH_MAX + 32], fen[SFX_PATH_MAX + 32];
     if (!xsu_path(gen, sizeof(gen), x->dev, USK_FE_GENERATION) ||
-        !xsu_path(sb, sizeof(sb), x->dev, USK_FE_STANDBY) || !xs_watch(x->xs, gen, TOKEN_GEN) ||
-        !xs_watch(x->xs, sb, TOKEN_SB)) {
+        !xsu_path(sb, sizeof(sb), x->dev, USK_FE_STANDBY) ||
+        !xsu_path(fen, sizeof(fen), x->dev, USK_FE_FENCED) || !xs_watch(x->xs, gen, TOKEN_GEN) ||
+        !xs_watch(x->xs, sb, TOKEN_SB) || !xs_watch(x->xs, fen, TOKEN_FEN)) {
         int e = errno;
         sfx_close(x);
         errno = e;
@@ -93,6 +95,8 @@ unsigned sfx_events(struct sfx *x)
             ev |= SFX_EV_GENERATION;
         else if (!strcmp(w[XS_WATCH_TOKEN], TOKEN_SB))
             ev |= SFX_EV_STANDBY;
+        else if (!strcmp(w[XS_WATCH_TOKEN], TOKEN_FEN))
+            ev |= SFX_EV_FENCED;
         else if (!strcmp(w[XS_WATCH_TOKEN], be_token))
             ev |= SFX_EV_BACKEND;
         /* events of an older backend watch are stale: dropped */
@@ -161,6 +165,11 @@ int sfx_read_backend(struct sfx *x)
 int sfx_read_generation(struct sfx *x, uint64_t *gen)
 {
     return xsu_read_u64_default(x->xs, XBT_NULL, x->dev, USK_FE_GENERATION, UINT64_MAX, 0, gen);
+}
+
+int sfx_read_fenced(struct sfx *x, uint64_t *gen)
+{
+    return xsu_read_u64_default(x->xs, XBT_NULL, x->dev, USK_FE_FENCED, UINT64_MAX, 0, gen);
 }
 
 int sfx_backend_state(struct sfx *x)

@@ -19,10 +19,11 @@
 #define SFX_EV_GENERATION 0x1u /* shadow/generation may have changed */
 #define SFX_EV_BACKEND    0x2u /* something under the backend dir changed */
 #define SFX_EV_STANDBY    0x4u /* shadow/standby may have changed */
+#define SFX_EV_FENCED     0x8u /* shadow/fenced may have changed */
 
 /* A link: the dir one connection's keys go in (fe) and its backend. The
  * device's own link has fe == dev, the device dir, and also watches its
- * shadow/generation and shadow/standby; a hot standby's link is in a slot
+ * shadow/generation, shadow/standby and shadow/fenced; a hot standby's link is in a slot
  * (schema.md, "The hot standby's connection"), dev == fe == the slot, and
  * watches only its backend. A promotion moves the device's link into the
  * slot: fe changes, dev (where backend and the shadow keys are) does not. */
@@ -36,8 +37,8 @@ struct sfx {
     bool be_watched;
 };
 
-/* Connect to xenstore and watch device/shadow/generation and
- * device/shadow/standby. 0 or -1 (errno). */
+/* Connect to xenstore and watch device/shadow/generation,
+ * device/shadow/standby and device/shadow/fenced. 0 or -1 (errno). */
 int sfx_open(struct sfx *x, const char *device);
 /* A standby's link in the slot dir (device/shadow/<slot>): its own
  * connection, no watch until sfx_read_backend. 0 or -1 (errno). */
@@ -66,6 +67,10 @@ int sfx_read_standby(struct sfx *x, char *slot, size_t len);
 void sfx_set_link_dir(struct sfx *x, const char *fe);
 /* device/shadow/generation; absent reads as 0. 0 or -1 (errno). */
 int sfx_read_generation(struct sfx *x, uint64_t *gen);
+/* device/shadow/fenced (schema.md; written by the toolstack, in the
+ * guest's own dir: a guest that lies there harms only itself); absent reads
+ * as 0. 0 or -1 (errno; EINVAL when not a decimal). */
+int sfx_read_fenced(struct sfx *x, uint64_t *gen);
 /* The backend's XenbusState, or -1 (errno; ENOENT when the dir is gone). */
 int sfx_backend_state(struct sfx *x);
 /* Our XenbusState. 0 or -1 (errno). */

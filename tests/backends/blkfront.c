@@ -15,6 +15,11 @@
  *   scatter S COUNT STRIDE SEED   COUNT one-sector writes at S, S+STRIDE, ...
  *   flood NSEG              fill every ring with indirect reads of NSEG segments (all of
  *                           sector 0, into the same pages) before one notify; all OKAY
+ *   batch N BAD SEED        N writes of 11 pages each (request k: sectors 88k.., data pages
+ *                           11k..) pushed before one notify, so the backend takes them in one
+ *                           pass; those whose index is in BAD (comma-separated, or -) carry a
+ *                           ref that cannot be mapped: a data ref, or with --indirect their
+ *                           indirect page's (then N <= 8). Bad ones ERROR, the others OKAY
  *   flush | barrier | discard S N      (expect OKAY)
  *   expect OP STATUS        OP flush|barrier|discard:S:N; STATUS a number
  *   bad KIND                a malformed request (tbad.c); its status must be what blkif.h says
@@ -307,6 +312,82 @@ static void flood(unsigned nseg)
            total, nseg, T->nq, (unsigned long long)total * nseg);
 }
 
+#define BOGUS_REF 0x7ffff0u /* past any grant table: never mappable */
+
+/* The batch command (see the top of the file). */
+static void batch(unsigned n, const char *badlist, uint64_t seed)
+{
+    const unsigned nseg = BLKIF_MAX_SEGMENTS_PER_REQUEST;
+    struct tf_queue *q = &T->q[0];
+    unsigned most = O.indirect ? TF_IND_PAGES : TF_DATA_PAGES / nseg;
+    if (n == 0 || n > most || n > RING_FREE_REQUESTS(&q->fr))
+        FAILF("batch: %u requests: 1..%u, and as many free ring slots", n, most);
+    bool bad[TF_DATA_PAGES] = {false};
+    if (strcmp(badlist, "-")) {
+        char *copy = strdup(badlist);
+        for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            uint64_t k = num(tok);
+            if (k >= n)
+                FAILF("batch: bad index %llu not below %u", (unsigned long long)k, n);
+            bad[k] = true;
+        }
+        free(copy);
+    }
+    uint64_t id0 = T->next_id;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned page0 = k * nseg;
+        uint64_t sector = (uint64_t)k * nseg * 8;
+        tf_pattern(T->data + (size_t)page0 * TF_PAGE, sector, (uint64_t)nseg * 8, seed);
+        struct blkif_request_segment segs[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+        for (unsigned i = 0; i < nseg; i++)
+            segs[i] = (struct blkif_request_segment){
+                .gref = !O.indirect && bad[k] && i == 5 ? BOGUS_REF : T->data_refs[page0 + i],
+                .first_sect = 0,
+                .last_sect = 7};
+        blkif_request_t req;
+        memset(&req, 0, sizeof(req));
+        if (O.indirect) {
+            struct blkif_request_indirect ir = {.operation = BLKIF_OP_INDIRECT,
+                                                .indirect_op = BLKIF_OP_WRITE,
+                                                .nr_segments = (uint16_t)nseg,
+                                                .id = T->next_id++,
+                                                .sector_number = sector};
+            ir.indirect_grefs[0] = bad[k] ? BOGUS_REF : T->ind_refs[k];
+            memcpy(T->ind + (size_t)k * TF_PAGE, segs, sizeof(segs));
+            memcpy(&req, &ir, sizeof(ir));
+        } else {
+            req.operation = BLKIF_OP_WRITE;
+            req.nr_segments = (uint8_t)nseg;
+            req.id = T->next_id++;
+            req.sector_number = sector;
+            memcpy(req.seg, segs, sizeof(segs));
+        }
+        *RING_GET_REQUEST(&q->fr, q->fr.req_prod_pvt) = req;
+        q->fr.req_prod_pvt++;
+    }
+    RING_PUSH_REQUESTS(&q->fr); /* all of them, then one notify */
+    xenevtchn_notify(T->xce, q->port);
+    unsigned nbad = 0;
+    bool seen[TF_DATA_PAGES] = {false};
+    for (unsigned got = 0; got < n; got++) {
+        blkif_response_t rsp;
+        if (tf_next_response(T, 0, O.timeout_ms, &rsp) != 1)
+            FAILF("batch: %u of %u requests unanswered: %s", n - got, n, T->err);
+        uint64_t k = rsp.id - id0;
+        if (rsp.id < id0 || k >= n || seen[k])
+            FAILF("batch: answer with unknown or repeated id %#llx", (unsigned long long)rsp.id);
+        seen[k] = true;
+        int want = bad[k] ? BLKIF_RSP_ERROR : BLKIF_RSP_OKAY;
+        if (rsp.status != want)
+            FAILF("batch: request %llu: status %d, want %d", (unsigned long long)k, rsp.status,
+                  want);
+        nbad += bad[k];
+    }
+    printf("ok: batch of %u %s writes: %u OKAY, %u ERROR as expected\n", n,
+           O.indirect ? "indirect" : "direct", n - nbad, nbad);
+}
+
 static void run(int argc, char **argv, int i)
 {
     for (; i < argc; i++) {
@@ -344,6 +425,10 @@ static void run(int argc, char **argv, int i)
         } else if (!strcmp(c, "flood")) {
             need(argc, i, 1, c);
             flood((unsigned)num(argv[++i]));
+        } else if (!strcmp(c, "batch")) {
+            need(argc, i, 3, c);
+            batch((unsigned)num(argv[i + 1]), argv[i + 2], num(argv[i + 3]));
+            i += 3;
         } else if (!strcmp(c, "scatter")) { /* COUNT one-sector writes, STRIDE sectors apart */
             need(argc, i, 4, c);
             uint64_t s0 = num(argv[i + 1]), cnt = num(argv[i + 2]), stride = num(argv[i + 3]);

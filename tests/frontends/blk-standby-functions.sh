@@ -11,7 +11,10 @@
 #   promote_standby OLD DOMID [keep]  fence OLD (pause), FE/backend and backend-id to
 #                          DOMID's backend with the generation bumped (one transaction),
 #                          FE/shadow/standby removed; then OLD destroyed in the background
-#                          (keep: left paused, for the caller)
+#                          and FE/shadow/fenced raised to the switch's generation once it is
+#                          gone (keep: left paused, the fenced key left to the caller);
+#                          sets sw_gen (the switch's generation)
+#   fenced_to G            FE/shadow/fenced := G unless it is there already (it only grows)
 #   io_calls NAME          read and write syscalls domain NAME's main process made so far
 #                          (syscr + syscw of /proc/PID/io: an idle backend makes none)
 #   recovery_field KEY     KEY= of shadow/last-recovery (detect, reconnect, replay, total)
@@ -54,11 +57,22 @@ promote_standby() {
     fe=$(fe_dir "$guest" "$DEV")
     "$XENSIM" pause "$old" >/dev/null 2>&1 || true # fenced (or gone already)
     gen=$(xenstore-read "$fe/shadow/generation" 2>/dev/null || echo 0)
+    sw_gen=$((gen + 1))
     xenstore-write "$fe/backend" "$(be_dir "$d" "$guest" "$DEV")" "$fe/backend-id" "$d" \
-        "$fe/shadow/generation" $((gen + 1)) || fail "promote: write $fe"
+        "$fe/shadow/generation" $sw_gen || fail "promote: write $fe"
     xenstore-rm "$fe/shadow/standby" || fail "promote: remove $fe/shadow/standby"
     xenstore-chmod -r "$fe" "n$guest" "r$d" || fail "promote: chmod $fe"
-    [ "${3:-}" = keep ] || ("$XENSIM" destroy "$old" >/dev/null 2>&1 &)
+    # As a toolstack does (schema.md, FE/shadow/fenced): destroyed in the background, then
+    # fenced - a stand-in domain's I/O stays inside it, so gone means drained too.
+    [ "${3:-}" = keep ] ||
+        ({ "$XENSIM" destroy "$old" >/dev/null 2>&1; fenced_to "$sw_gen"; } >/dev/null 2>&1 &)
+}
+
+fenced_to() {
+    local fe have
+    fe=$(fe_dir "$guest" "$DEV")
+    have=$(xenstore-read "$fe/shadow/fenced" 2>/dev/null || echo 0)
+    [ "$have" -ge "$1" ] 2>/dev/null || xenstore-write "$fe/shadow/fenced" "$1"
 }
 
 recovery_field() {

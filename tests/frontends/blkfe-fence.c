@@ -4,7 +4,7 @@
  * version the disk holds at the end names the write that put it there.
  *
  *   blkfe-fence --device DIR --control DIR [--backing FILE] [--rounds N]
- *               [--block-kib K] [--deadline-ms N] [--seconds S]
+ *               [--block-kib K] [--deadline-ms N] [--seconds S] [--side-mib M]
  *
  * Each round: write versions 1, 2, 3, ... of the block at offset 0, each
  * write then a flush, each waiting for its acknowledgement (one request in
@@ -21,7 +21,15 @@
  * every 100 ms (after every one when writes are slow). Every wait is bounded
  * by --seconds (default 60): past it, FENCE-FAIL. Exits 0 after the last
  * round (FENCE-OK), 1 on any error of the frontend (a pause, never an
- * error). */
+ * error).
+ *
+ * --side-mib M: a second thread, while CONTROL/side exists, writes 4 KiB
+ * blocks from M MiB on, each to sectors not written before (the next block
+ * of a 4 MiB region, every 20 ms), and reads each back and checks it - other
+ * writes and reads than the block's, to show what a hold for the fence lets
+ * through: FENCE-SIDE ops=<writes and reads done> max-ms=<the slowest since
+ * the last line> at most every 100 ms. No flush (a flush waits for every
+ * write before it, held ones too). */
 #define _GNU_SOURCE
 #include "blk_frontend.h"
 #include "sf_time.h"
@@ -29,6 +37,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +91,57 @@ static void decode(const uint8_t *buf, size_t len, char *out, size_t outlen)
     snprintf(out, outlen, "%" PRIu64, v0);
 }
 
+#define SIDE_BLOCK   4096u
+#define SIDE_REGION  (4u << 20)
+#define SIDE_PACE_US 20000u
+
+struct side {
+    struct blkfe *fe;
+    const char *control;
+    uint64_t base;
+    atomic_bool stop;
+    pthread_t thread;
+    bool started;
+};
+
+/* The side thread: see the header. Stops at the first error (logged). */
+static void *side_main(void *arg)
+{
+    struct side *sd = arg;
+    uint8_t w[SIDE_BLOCK], r[SIDE_BLOCK];
+    uint64_t ops = 0, max_ms = 0, next_note = 0, k = 0;
+    char flag[4096];
+    snprintf(flag, sizeof(flag), "%s/side", sd->control);
+    while (!atomic_load(&sd->stop)) {
+        if (access(flag, F_OK) != 0) {
+            usleep(SIDE_PACE_US);
+            continue;
+        }
+        uint64_t off = sd->base + (k % (SIDE_REGION / SIDE_BLOCK)) * SIDE_BLOCK, t0 = sf_now_ms();
+        k++;
+        memset(w, (int)(k & 0xff), sizeof(w));
+        memcpy(w, &k, sizeof(k));
+        int err = blkfe_pwrite(sd->fe, w, SIDE_BLOCK, off);
+        if (!err)
+            err = blkfe_pread(sd->fe, r, SIDE_BLOCK, off);
+        if (err || memcmp(w, r, SIDE_BLOCK)) {
+            printf("FENCE-FAIL side block at %" PRIu64 ": %s\n", off,
+                   err ? strerror(err) : "read back differs");
+            return NULL;
+        }
+        uint64_t t = sf_now_ms() - t0;
+        max_ms = t > max_ms ? t : max_ms;
+        ops += 2;
+        if (sf_now_ms() >= next_note) {
+            next_note = sf_now_ms() + 100;
+            printf("FENCE-SIDE ops=%" PRIu64 " max-ms=%" PRIu64 "\n", ops, max_ms);
+            max_ms = 0;
+        }
+        usleep(SIDE_PACE_US);
+    }
+    return NULL;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: blkfe-fence --device DIR --control DIR [options] (see the source)\n");
@@ -93,7 +154,7 @@ int main(int argc, char **argv)
     blkfe_defaults(&fc);
     fc.log = logline;
     const char *control = NULL, *backing = NULL;
-    unsigned rounds = 1, block_kib = 64, seconds = 60;
+    unsigned rounds = 1, block_kib = 64, seconds = 60, side_mib = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *a = argv[i], *v = argv[i + 1];
         unsigned long n = strtoul(v, NULL, 10);
@@ -111,6 +172,8 @@ int main(int argc, char **argv)
             fc.deadline_ms = (unsigned)n;
         else if (!strcmp(a, "--seconds") && n)
             seconds = (unsigned)n;
+        else if (!strcmp(a, "--side-mib") && n && n < 1024)
+            side_mib = (unsigned)n;
         else
             usage();
     }
@@ -128,6 +191,15 @@ int main(int argc, char **argv)
     if (!buf || (backing && bfd < 0) || len > blkfe_size(fe)) {
         printf("FENCE-FAIL setup: %s\n", strerror(errno));
         return 1;
+    }
+    struct side sd = {.fe = fe, .control = control, .base = (uint64_t)side_mib << 20};
+    if (side_mib) {
+        if (sd.base < len || sd.base + SIDE_REGION > blkfe_size(fe) ||
+            pthread_create(&sd.thread, NULL, side_main, &sd)) {
+            printf("FENCE-FAIL side region at %u MiB\n", side_mib);
+            return 1;
+        }
+        sd.started = true;
     }
     printf("FENCE-START block=%zu\n", len);
     uint64_t version = 0, acked = 0;
@@ -178,6 +250,10 @@ int main(int argc, char **argv)
     printf("FENCE-OK rounds=%u recoveries=%" PRIu64 "\n", rounds, blkfe_recoveries(fe));
     rc = 0;
 out:
+    if (sd.started) {
+        atomic_store(&sd.stop, true);
+        pthread_join(sd.thread, NULL);
+    }
     if (bfd >= 0)
         close(bfd);
     free(buf);

@@ -20,7 +20,8 @@
 #                                  backend_release NAME (the caller writes more first).
 #   frontend_add GUEST DEVID DRV   the frontend dir (state 1, shadow/generation 0)
 #   rewire GUEST DEVID DRV         point the frontend dir at DRV's backend in place, bump
-#                                  shadow/generation
+#                                  shadow/generation and, with it, shadow/fenced (the old
+#                                  domain is destroyed first: a cold restart)
 #   replace_backend OLD NEW GUEST DEVID FILE [KEY=VALUE...] [-- ARGS...]
 #                                  destroy domain OLD if it still exists, start domain NEW
 #                                  with a backend for the disk, rewire; prints NEW's domid
@@ -111,7 +112,9 @@ rewire() {
         fail "rewire: write $fe"
     xenstore-chmod -r "$fe" "n$g" "r$d" || fail "rewire: chmod $fe"
     gen=$(xenstore-read "$fe/shadow/generation" 2>/dev/null || echo 0)
-    xenstore-write "$fe/shadow/generation" $((gen + 1)) || fail "rewire: bump generation"
+    # One transaction: every backend before the new generation is fenced (destroyed).
+    xenstore-write "$fe/shadow/generation" $((gen + 1)) "$fe/shadow/fenced" $((gen + 1)) ||
+        fail "rewire: bump generation"
 }
 
 replace_backend() {

@@ -3,11 +3,13 @@
 # offers and replays across the change: indirect segments and a 4-page ring,
 # then a 1-page ring without indirect segments or persistent grants (longer
 # requests are cut again), then barriers instead of flushes, then a
-# write-through disk with neither, then a 16-page ring with 256 segments.
+# write-through disk with neither, then a 16-page ring with 256 segments (a grant
+# budget of 512 per connection: the default, 216, holds no ring of 16 pages beside a
+# 256-segment request).
 source "$(dirname "$0")/../functions.sh"
 source "$(dirname "$0")/rewire-functions.sh"
 driver_setup 64 --seconds 22 --threads 4 --region-mib 24 --flush-every 50 --deadline-ms 2000 \
-    --seed 17 --max-ring-order 4 --max-indirect 256 -- cache=volatile
+    --seed 17 --max-ring-order 4 --max-indirect 256 --max-grants 512 -- cache=volatile
 configs=("cache=volatile -- --max-ring-order 0 --max-indirect 0 --no-persistent"
     "cache=volatile -- --no-flush --barrier"
     "cache=none -- --no-discard"

@@ -6,16 +6,20 @@
 # file plugin with WDELAY s per write (delay filter) under nbdfuse, as a SAN would be: a
 # write they hand on completes there whatever becomes of them. The standbys use the file.
 #
-#   round 1, fenced by a pause (the brief's case): drv0 (slow storage) is paused just after
-#     it handed a write on; the standby drv1 is promoted, the write replayed there and
-#     acknowledged, the guest writes on; drv0 runs again for a second, then is destroyed.
-#     Its handed-on write lands after all that: the block holds a stale version, and every
-#     version acknowledged after it is lost. Asserted, with the storage log's times: it is
-#     the evidence that neither a pause nor a destroy fences a disk domain.
-#   round 2, fenced by the rule proposed (README.md, "Hot standby"): drv2 (slow storage)
-#     paused just after handing a write on, destroyed, and only once the storage has no
-#     request of it outstanding (the log filter's count) is the standby drv3 promoted; the
-#     block holds the last acknowledged version.
+#   round 1, a hot switch with a write still on its way (the brief's case): drv0 (slow
+#     storage) is paused just after it handed a write on; the standby drv1 is promoted at
+#     once. The frontend holds the replayed write (it overlaps what drv0 had outstanding)
+#     until FE/shadow/fenced reaches the switch's generation, while another thread's reads
+#     and writes elsewhere go on. drv0 runs again for a second and is destroyed; its
+#     handed-on write lands at the storage meanwhile; only once the storage has drained
+#     does the stand-in toolstack write FE/shadow/fenced. The held write then goes to drv1,
+#     the guest writes on, and the block holds the last acknowledged version. (Before the
+#     frontend held it, that late write landed after 57 acknowledged versions and
+#     overwrote them.)
+#   round 2, the toolstack's other order: drv2 (slow storage) paused just after handing a
+#     write on, destroyed, and only once the storage has no request of it outstanding (the
+#     log filter's count) is the standby drv3 promoted; the block holds the last
+#     acknowledged version.
 source "$(dirname "$0")/../functions.sh"
 source "$(dirname "$0")/rewire-functions.sh"
 source "$(dirname "$0")/blk-standby-functions.sh"
@@ -59,7 +63,7 @@ outstanding() {
 drained() { [ "$(outstanding)" -eq 0 ]; }
 
 guest=$(guest_dom guest "$FENCE" --device "device/vbd/$DEV" --control "$ctl" --backing "$img" \
-    --rounds 2 --deadline-ms 10000)
+    --rounds 2 --deadline-ms 10000 --side-mib 8)
 drv=$(backend_dom drv0 "$guest" "$DEV" "$slow")
 cur=drv0
 frontend_add "$guest" "$DEV" "$drv"
@@ -95,30 +99,52 @@ read_back() {
     log "round $1: $(grep "^FENCE-READ $1 " "$TEST_TMP/guest.log")"
 }
 
-# ---- round 1: a pause is all the fence there is ----
+# ---- round 1: a hot switch; the replayed write held until the toolstack says fenced ----
+side_ops() { grep '^FENCE-SIDE' "$TEST_TMP/guest.log" | tail -1 | sed 's/.*ops=\([0-9]*\).*/\1/'; }
+_side_ge() { [ "$(side_ops)" -ge "$1" ] 2>/dev/null; }
+side_max_ms() { grep '^FENCE-SIDE' "$TEST_TMP/guest.log" | sed -n "$1,\$ s/.*max-ms=//p" | sort -n | tail -1; }
+glog() { grep "$@" "$TEST_TMP/guest.log"; }
 attach_standby drv1 slot-a "params=$img"
 wait_for $((WDELAY * 3)) _progress_gt 1
 before=$(pause_after_handoff drv0)
 log "round 1: drv0 paused at $(date +%T.%N | cut -c1-12) with version $((before + 1)) handed to its storage"
 promote_standby drv0 "$sb" keep
 live_again 1
-wait_for 10 _acked_ge $((before + 20))
-log "round 1: replayed on drv1: $(fe_key "$guest" "$DEV" shadow/last-recovery)"
-hold 1
+wait_for 10 glog -q 'fence: requests held: '
+log "round 1: $(glog -m1 'fence: requests held: ' | sed 's/.*fence: /fence: /')"
+log "round 1: switched to drv1: $(fe_key "$guest" "$DEV" shadow/last-recovery)"
+# Reads and writes elsewhere while the block's write is held.
+touch "$ctl/side"
+wait_for 10 _side_ge 20
+side0=$(side_ops) side_line0=$(glog -c '^FENCE-SIDE')
 "$XENSIM" unpause drv0 >/dev/null || fail "xensim unpause drv0"
 sleep 1
 "$XENSIM" destroy drv0 >/dev/null || fail "xensim destroy drv0"
 log "round 1: drv0 ran again for 1 s and was destroyed at $(date +%T.%N | cut -c1-12);" \
     "storage requests outstanding: $(outstanding)"
+wait_for $((WDELAY * 3)) drained
+log "round 1: storage drained at $(date +%T.%N | cut -c1-12)"
+expect_eq "round 1: versions acknowledged while unfenced" "$(acked)" "$before"
+held_line=$(glog 'fence: requests still held' | tail -1)
+[ "$(side_ops)" -gt $((side0 + 20)) ] ||
+    fail "round 1: the side thread's reads and writes stalled while the block's write was held"
+log "round 1: meanwhile the side thread did $(($(side_ops) - side0)) reads and writes elsewhere," \
+    "the slowest $(side_max_ms $((side_line0 + 1))) ms; the block's version $((before + 1)) held${held_line:+ ($held_line)}"
+fenced_to "$sw_gen"
+log "round 1: FE/shadow/fenced := $sw_gen at $(date +%T.%N | cut -c1-12)"
+wait_for 10 _acked_ge $((before + 20))
+glog -q "fence: shadow/fenced=$sw_gen: every failed backend is fenced" ||
+    fail "round 1: no release logged: $(glog 'fence:' | tail -2)"
+log "round 1: $(glog -m1 'every failed backend is fenced' | sed 's/.*fence: /fence: /')"
+rm -f "$ctl/side"
+hold 1
 read_back 1
 grep -E "(Write|\.\.\.Write) id=" "$iolog" | tail -4 | sed 's/^/#   storage: /'
 acked1=$(field 1 acked) dev1=$(field 1 device) back1=$(field 1 backing)
-[ "$dev1" = "$back1" ] || fail "round 1: the device reads $dev1, the file holds $back1"
-[ "$dev1" = $((before + 1)) ] ||
-    fail "round 1: the block holds $dev1 (acknowledged $acked1): not drv0's late version $((before + 1))"
-log "EVIDENCE: version $dev1, handed to storage by drv0 before its pause and replayed on drv1," \
-    "landed after the guest's versions up to $acked1 were acknowledged on drv1:" \
-    "$((acked1 - dev1)) acknowledged writes of the block lost"
+expect_eq "round 1: the device's block" "$dev1" "$acked1"
+expect_eq "round 1: the file's block" "$back1" "$acked1"
+log "round 1: drv0's late write of version $((before + 1)) landed before the fence was lifted;" \
+    "the block holds the last acknowledged version, $acked1"
 
 # ---- round 2: fenced = destroyed and nothing of it outstanding at the storage ----
 attach_standby drv2 slot-b "params=$slow"
