@@ -44,9 +44,10 @@ struct sd_dev {
     bool base_unknown; /* rewired by a shadowd that died before saving rec_base */
     bool gave_up;      /* its frontend said failed: not waited for */
     unsigned rewire_tries;
-    uint64_t rec_base; /* FE/shadow/recoveries when rewired */
-    char fe_last[128]; /* FE/shadow/last-recovery when reconnected */
-    bool hot_switched; /* switched to its standby connection, Connected (rewire.c) */
+    uint64_t rec_base;  /* FE/shadow/recoveries when rewired */
+    char fe_last[128];  /* FE/shadow/last-recovery when reconnected */
+    bool hot_switched;  /* switched to its standby connection, Connected (rewire.c) */
+    bool chmod_pending; /* switched: FE's permissions still to follow (rewire.c) */
     /* The hot standby's connection (hotsb.c, schema.md): what shadowd
      * believes of the store, reconciled from it while hot_known is false. */
     int live_slot;         /* the serving backend's frontend: 0 FE, SD_SLOT_A/B (record.c) */

@@ -126,14 +126,16 @@ static uint64_t read_frontend(struct sd_dom *d, struct sd_dev *v, xs_transaction
 }
 
 /* The frontend dir, in place: the guest owns it, the new backend reads it
- * (not its slots: hotsb.c sets theirs); backend, backend-id, generation. */
+ * (not its slots: hotsb.c sets theirs); backend, backend-id, generation.
+ * Without chmod the permissions are left to the caller: a hot switch sets
+ * them after its own transaction (chmod_front). */
 static int point_frontend(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transaction_t t,
-                          const char *be, uint64_t gen, const char **what)
+                          const char *be, uint64_t gen, const char **what, bool chmod)
 {
     struct xs_handle *xs = d->sd->xs;
     char num[32];
     *what = "set the frontend dir's permissions";
-    if (sd_rewire_chmod(xs, t, v->fe_path, v->fe, drv, true) < 0)
+    if (chmod && sd_rewire_chmod(xs, t, v->fe_path, v->fe, drv, true) < 0)
         return -1;
     snprintf(num, sizeof(num), "%u", drv);
     *what = "point the frontend at the new backend";
@@ -182,18 +184,23 @@ static int held_slot(struct xs_handle *xs, xs_transaction_t t, const struct sd_d
  * the failing step in *what; *hot says the device was switched to the
  * connection it held Connected. */
 static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transaction_t t,
-                     const char *be, uint64_t *gen_out, const char **what, bool *hot)
+                     const char *be, uint64_t *gen_out, const char **what, bool *hot,
+                     bool *switched)
 {
     struct xs_handle *xs = d->sd->xs;
     uint64_t gen = read_frontend(d, v, t);
     bool up;
     int s = held_slot(xs, t, v, drv, be, &up);
-    *hot = false;
+    *hot = *switched = false;
     if (s) {
-        /* Switch: the backend dir is there, naming the slot. */
+        /* Switch: the backend dir is there, naming the slot. FE's
+         * permissions wait until after: the standby's backend reads its
+         * slot, and they are two round trips per node of FE (10-20 ms of
+         * the switch on xensim). */
         char sb[160];
         *what = "point the frontend at its standby connection";
-        if (point_frontend(d, v, drv, t, be, gen, what) < 0 ||
+        *switched = true;
+        if (point_frontend(d, v, drv, t, be, gen, what, false) < 0 ||
             !xsu_path(sb, sizeof(sb), v->fe_path, USK_FE_STANDBY) ||
             (!xs_rm(xs, t, sb) && errno != ENOENT))
             return -1;
@@ -203,7 +210,7 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
     }
     *what = "write the backend dir";
     if (sd_rewire_write_be(d, v, drv, t, be, v->fe_path) < 0 ||
-        point_frontend(d, v, drv, t, be, gen, what) < 0)
+        point_frontend(d, v, drv, t, be, gen, what, true) < 0)
         return -1;
     *gen_out = gen;
     return 0;
@@ -216,14 +223,32 @@ struct rewire_txn {
     const char *be;
     uint64_t gen;
     const char *what;
-    bool hot;
+    bool hot, switched;
 };
 
 static int rewire_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
 {
     (void)xs;
     struct rewire_txn *r = arg;
-    return write_all(r->d, r->v, r->drv, t, r->be, &r->gen, &r->what, &r->hot);
+    return write_all(r->d, r->v, r->drv, t, r->be, &r->gen, &r->what, &r->hot, &r->switched);
+}
+
+static int chmod_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
+{
+    const struct rewire_txn *r = arg;
+    return sd_rewire_chmod(xs, t, r->v->fe_path, r->v->fe, r->drv, true);
+}
+
+/* After a switch: FE readable by the standby's domain (and no longer by the
+ * failed one, fenced already). A failure leaves FE as it was - logged; the
+ * next rewire sets it again. */
+static void chmod_front(struct sd_dom *d, struct rewire_txn *r)
+{
+    const char *call;
+    if (xsu_txn(d->sd->xs, chmod_body, r, &call) < 0)
+        sd_dlog(d, "rewire %s %u of guest %u: set the frontend dir's permissions: %s: %s",
+                r->v->type, r->v->devid, r->v->fe, call ? call : "a read or write",
+                strerror(errno));
 }
 
 /* Already rewired to drv (a resumed recovery)? Its backend dir names FE or
@@ -260,6 +285,7 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
         v->generation = r.gen;
         v->hot_switched = r.hot;
         d->devs_dirty = true;
+        v->chmod_pending = r.switched;
         return 0;
     }
     if (!call) {
@@ -277,7 +303,7 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
     }
     sd_dlog(d, "rewire %s %u of guest %u: the transaction keeps conflicting; writing in order",
             v->type, v->devid, v->fe);
-    if (write_all(d, v, drv, XBT_NULL, be, &r.gen, &r.what, &r.hot) < 0) {
+    if (write_all(d, v, drv, XBT_NULL, be, &r.gen, &r.what, &r.hot, &r.switched) < 0) {
         sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, r.what,
                 strerror(errno));
         return -1;
@@ -285,7 +311,17 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
     v->generation = r.gen;
     v->hot_switched = r.hot;
     d->devs_dirty = true;
+    v->chmod_pending = r.switched;
     return 0;
+}
+
+void sd_rewire_switched_perms(struct sd_dom *d, struct sd_dev *v, unsigned drv)
+{
+    if (!v->chmod_pending)
+        return;
+    v->chmod_pending = false;
+    struct rewire_txn r = {.d = d, .v = v, .drv = drv};
+    chmod_front(d, &r);
 }
 
 /* The dir the frontend's connection to be is in: the one be's `frontend`

@@ -22,6 +22,10 @@ int sd_rewire_chmod(struct xs_handle *xs, xs_transaction_t t, const char *dir, u
  * (v->hot_switched says so when that one was Connected). 0, 1 (already
  * done), or -1. */
 int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned newdrv);
+/* After a switch (v->chmod_pending): FE readable by newdrv. Left out of the
+ * switch's transaction, and run after the failed domain's destroy is
+ * started, so that neither waits for a round trip per node of FE. */
+void sd_rewire_switched_perms(struct sd_dom *d, struct sd_dev *v, unsigned newdrv);
 /* Has v reconnected to newdrv (in the dir newdrv's backend names)? */
 bool sd_rewire_reconnected(struct sd_dom *d, struct sd_dev *v, unsigned newdrv);
 
