@@ -301,9 +301,11 @@ static void promote(struct sfc *c)
     uint64_t now = sf_now_ms(); /* after the fault's own clock reading */
     sfx_set_link_dir(&c->x, c->sx.fe);
     int moved = sfx_read_backend(&c->x);
+    uint64_t t_watch = sf_now_ms();
     /* The class's standby transport is the device's now: only the slot's
      * xenstore connection goes. */
     sfx_close(&c->sx);
+    uint64_t t_closed = sf_now_ms();
     c->sx_open = false;
     c->sb_phase = SFC_DOWN;
     c->sb_slot[0] = 0;
@@ -317,6 +319,7 @@ static void promote(struct sfc *c)
     }
     char what[512] = "";
     int r = c->ops->promote(c->cls, &c->x, what, sizeof(what));
+    uint64_t t_class = sf_now_ms();
     c->phase = SFC_UP; /* the promoted transport is the class's live one: teardown drops it */
     if (r == SFC_MISMATCH) {
         sfc_fail(c, what);
@@ -332,9 +335,12 @@ static void promote(struct sfc *c)
     c->last_alive = now;
     c->promotions++;
     sfr_connected(&c->rec, now);
+    /* With where the promotion's time went: seconds on real Xen in QEMU. */
     sfc_log(c, SF_LOG_INFO,
-            "switched to the standby connection: backend %s (domain %u), no handshake: %s", c->x.be,
-            c->x.be_id, what);
+            "switched to the standby connection: backend %s (domain %u), no handshake (backend "
+            "watch %" PRIu64 " ms, slot's xenstore connection closed %" PRIu64 " ms, class %" PRIu64
+            " ms): %s",
+            c->x.be, c->x.be_id, t_watch - now, t_closed - t_watch, t_class - t_closed, what);
     state_changed(c);
 }
 
