@@ -116,6 +116,7 @@ void sfc_fault(struct sfc *c, enum sf_kind kind, const char *fmt, ...)
     if (c->ops->isolate)
         c->ops->isolate(c->cls, held, sizeof(held));
     teardown(c);
+    uint64_t torn = sf_now_ms() - now;
     set_fe_state(c, XenbusStateClosed);
     bool report = sfr_detect(&c->rec, kind, detail, now, evidence);
     if (c->rec.state == SF_CONNECTING) {
@@ -130,8 +131,9 @@ void sfc_fault(struct sfc *c, enum sf_kind kind, const char *fmt, ...)
         publish(c, USK_FE_STATE, "%s", USK_STATE_RECOVERING);
     }
     sfc_log(c, SF_LOG_ERR,
-            "backend %s (domain %u) failed: %s: %s; recovering: %s (fault %u of this recovery)",
-            c->x.be, c->x.be_id, sf_kind_name(kind), detail, held, c->rec.faults);
+            "backend %s (domain %u) failed: %s: %s; recovering: %s (fault %u of this recovery; "
+            "its transport torn down in %" PRIu64 " ms)",
+            c->x.be, c->x.be_id, sf_kind_name(kind), detail, held, c->rec.faults, torn);
     state_changed(c);
 }
 
