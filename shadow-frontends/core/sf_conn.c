@@ -301,7 +301,16 @@ static void link_dir_for(struct sfc *c, const char *be, char *dir, size_t len)
 static void promote(struct sfc *c)
 {
     uint64_t now = sf_now_ms(); /* after the fault's own clock reading */
+    /* The data path first: the class takes the held transport over, its
+     * backend the slot's. The device connection's watch on it and the
+     * slot's own xenstore connection closed come after: each is a round
+     * trip or more (hundreds of ms in a guest on real Xen in QEMU). */
     sfx_set_link_dir(&c->x, c->sx.fe);
+    sfx_name_backend(&c->x, c->sx.be, c->sx.be_id);
+    char what[512] = "";
+    int r = c->ops->promote(c->cls, &c->x, what, sizeof(what));
+    c->phase = SFC_UP; /* the promoted transport is the class's live one: teardown drops it */
+    uint64_t t_class = sf_now_ms();
     int moved = sfx_read_backend(&c->x);
     uint64_t t_watch = sf_now_ms();
     /* The class's standby transport is the device's now: only the slot's
@@ -314,15 +323,14 @@ static void promote(struct sfc *c)
     if (moved < 0) {
         sfc_log(c, SF_LOG_ERR, "promotion: cannot watch backend %s: %m; handshaking afresh",
                 c->x.be);
-        c->ops->standby_teardown(c->cls, &c->x);
+        if (r == 0)
+            teardown(c);
+        else
+            c->phase = SFC_DOWN;
         set_fe_state(c, XenbusStateInitialising);
         c->hs_retry_at = 0;
         return;
     }
-    char what[512] = "";
-    int r = c->ops->promote(c->cls, &c->x, what, sizeof(what));
-    uint64_t t_class = sf_now_ms();
-    c->phase = SFC_UP; /* the promoted transport is the class's live one: teardown drops it */
     if (r == SFC_MISMATCH) {
         sfc_fail(c, what);
         return;
@@ -338,11 +346,12 @@ static void promote(struct sfc *c)
     c->promotions++;
     sfr_connected(&c->rec, now);
     /* With where the promotion's time went: seconds on real Xen in QEMU. */
-    sfc_log(c, SF_LOG_INFO,
-            "switched to the standby connection: backend %s (domain %u), no handshake (backend "
-            "watch %" PRIu64 " ms, slot's xenstore connection closed %" PRIu64 " ms, class %" PRIu64
-            " ms): %s",
-            c->x.be, c->x.be_id, t_watch - now, t_closed - t_watch, t_class - t_closed, what);
+    sfc_log(
+        c, SF_LOG_INFO,
+        "switched to the standby connection: backend %s (domain %u), no handshake (class %" PRIu64
+        " ms, then the backend's watch %" PRIu64
+        " ms, the slot's xenstore connection closed %" PRIu64 " ms): %s",
+        c->x.be, c->x.be_id, t_class - now, t_watch - t_class, t_closed - t_watch, what);
     state_changed(c);
 }
 

@@ -144,9 +144,14 @@ int sfx_read_backend(struct sfx *x)
     unsigned id;
     if (sfx_peek_backend(x, be, sizeof(be), &id) < 0)
         return -1;
+    char token[32];
+    if (x->be_unwatch[0]) {
+        snprintf(token, sizeof(token), TOKEN_BE "%u", x->unwatch_epoch);
+        xs_unwatch(x->xs, x->be_unwatch, token); /* a failure leaves only stale events */
+        x->be_unwatch[0] = 0;
+    }
     if (x->be_watched && !strcmp(be, x->be) && id == x->be_id)
         return 0;
-    char token[32];
     if (x->be_watched) {
         snprintf(token, sizeof(token), TOKEN_BE "%u", x->be_epoch);
         xs_unwatch(x->xs, x->be, token); /* a failure leaves only stale events */
@@ -160,6 +165,18 @@ int sfx_read_backend(struct sfx *x)
         return -1;
     x->be_watched = true;
     return 1;
+}
+
+void sfx_name_backend(struct sfx *x, const char *be, unsigned be_id)
+{
+    if (x->be_watched && !x->be_unwatch[0]) {
+        snprintf(x->be_unwatch, sizeof(x->be_unwatch), "%s", x->be);
+        x->unwatch_epoch = x->be_epoch;
+    }
+    x->be_watched = false;
+    x->be_epoch++;
+    snprintf(x->be, sizeof(x->be), "%s", be);
+    x->be_id = be_id;
 }
 
 int sfx_read_generation(struct sfx *x, uint64_t *gen)

@@ -35,6 +35,9 @@ struct sfx {
     unsigned be_id;
     unsigned be_epoch; /* bumped when the backend watch moves */
     bool be_watched;
+    /* A watch still to remove (sfx_name_backend), and its epoch. */
+    char be_unwatch[SFX_PATH_MAX];
+    unsigned unwatch_epoch;
 };
 
 /* Connect to xenstore and watch device/shadow/generation,
@@ -57,6 +60,11 @@ unsigned sfx_events(struct sfx *x);
  * differ from what we had, move the backend watch there. Returns 1 if they
  * changed, 0 if not, -1 (errno) if unreadable or invalid. */
 int sfx_read_backend(struct sfx *x);
+/* Take be (domain be_id) as the backend now, without a round trip (a
+ * promotion: the data path first). Its watch is set, and the old one
+ * removed, by the next sfx_read_backend; the old one's events are stale
+ * from now on. */
+void sfx_name_backend(struct sfx *x, const char *be, unsigned be_id);
 /* dev/backend and backend-id as sfx_read_backend checks them, without
  * moving any watch. 0 or -1 (errno). */
 int sfx_peek_backend(struct sfx *x, char *be, size_t len, unsigned *be_id);
