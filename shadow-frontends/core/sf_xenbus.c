@@ -138,35 +138,6 @@ int sfx_read_standby(struct sfx *x, char *slot, size_t len)
     return ok ? 0 : -1;
 }
 
-int sfx_read_backend(struct sfx *x)
-{
-    char be[SFX_PATH_MAX];
-    unsigned id;
-    if (sfx_peek_backend(x, be, sizeof(be), &id) < 0)
-        return -1;
-    char token[32];
-    if (x->be_unwatch[0]) {
-        snprintf(token, sizeof(token), TOKEN_BE "%u", x->unwatch_epoch);
-        xs_unwatch(x->xs, x->be_unwatch, token); /* a failure leaves only stale events */
-        x->be_unwatch[0] = 0;
-    }
-    if (x->be_watched && !strcmp(be, x->be) && id == x->be_id)
-        return 0;
-    if (x->be_watched) {
-        snprintf(token, sizeof(token), TOKEN_BE "%u", x->be_epoch);
-        xs_unwatch(x->xs, x->be, token); /* a failure leaves only stale events */
-        x->be_watched = false;
-    }
-    snprintf(x->be, sizeof(x->be), "%s", be);
-    x->be_id = id;
-    x->be_epoch++;
-    snprintf(token, sizeof(token), TOKEN_BE "%u", x->be_epoch);
-    if (!xs_watch(x->xs, x->be, token))
-        return -1;
-    x->be_watched = true;
-    return 1;
-}
-
 void sfx_name_backend(struct sfx *x, const char *be, unsigned be_id)
 {
     if (x->be_watched && !x->be_unwatch[0]) {
@@ -177,6 +148,29 @@ void sfx_name_backend(struct sfx *x, const char *be, unsigned be_id)
     x->be_epoch++;
     snprintf(x->be, sizeof(x->be), "%s", be);
     x->be_id = be_id;
+}
+
+int sfx_read_backend(struct sfx *x)
+{
+    char be[SFX_PATH_MAX];
+    unsigned id;
+    if (sfx_peek_backend(x, be, sizeof(be), &id) < 0)
+        return -1;
+    if (!x->be_watched || strcmp(be, x->be) || id != x->be_id)
+        sfx_name_backend(x, be, id);
+    char token[32];
+    if (x->be_unwatch[0]) {
+        snprintf(token, sizeof(token), TOKEN_BE "%u", x->unwatch_epoch);
+        xs_unwatch(x->xs, x->be_unwatch, token); /* a failure leaves only stale events */
+        x->be_unwatch[0] = 0;
+    }
+    if (x->be_watched)
+        return 0;
+    snprintf(token, sizeof(token), TOKEN_BE "%u", x->be_epoch);
+    if (!xs_watch(x->xs, x->be, token))
+        return -1;
+    x->be_watched = true;
+    return 1;
 }
 
 int sfx_read_generation(struct sfx *x, uint64_t *gen)
