@@ -128,7 +128,7 @@ static uint64_t read_frontend(struct sd_dom *d, struct sd_dev *v, xs_transaction
 /* The frontend dir, in place: the guest owns it, the new backend reads it
  * (not its slots: hotsb.c sets theirs); backend, backend-id, generation.
  * Without chmod the permissions are left to the caller: a hot switch sets
- * them after its own transaction (chmod_front). */
+ * them after its own transaction (sd_rewire_switched_perms). */
 static int point_frontend(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transaction_t t,
                           const char *be, uint64_t gen, const char **what, bool chmod)
 {
@@ -239,16 +239,13 @@ static int chmod_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
     return sd_rewire_chmod(xs, t, r->v->fe_path, r->v->fe, r->drv, true);
 }
 
-/* After a switch: FE readable by the standby's domain (and no longer by the
- * failed one, fenced already). A failure leaves FE as it was - logged; the
- * next rewire sets it again. */
-static void chmod_front(struct sd_dom *d, struct rewire_txn *r)
+/* The rewire's writes are in: what shadowd keeps of them. */
+static void rewired(struct sd_dom *d, struct sd_dev *v, const struct rewire_txn *r)
 {
-    const char *call;
-    if (xsu_txn(d->sd->xs, chmod_body, r, &call) < 0)
-        sd_dlog(d, "rewire %s %u of guest %u: set the frontend dir's permissions: %s: %s",
-                r->v->type, r->v->devid, r->v->fe, call ? call : "a read or write",
-                strerror(errno));
+    v->generation = r->gen;
+    v->hot_switched = r->hot;
+    v->chmod_pending = r->switched;
+    d->devs_dirty = true;
 }
 
 /* Already rewired to drv (a resumed recovery)? Its backend dir names FE or
@@ -282,10 +279,7 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
     struct rewire_txn r = {.d = d, .v = v, .drv = drv, .be = be, .what = "start a transaction"};
     const char *call;
     if (xsu_txn(xs, rewire_body, &r, &call) == 0) {
-        v->generation = r.gen;
-        v->hot_switched = r.hot;
-        d->devs_dirty = true;
-        v->chmod_pending = r.switched;
+        rewired(d, v, &r);
         return 0;
     }
     if (!call) {
@@ -308,20 +302,23 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
                 strerror(errno));
         return -1;
     }
-    v->generation = r.gen;
-    v->hot_switched = r.hot;
-    d->devs_dirty = true;
-    v->chmod_pending = r.switched;
+    rewired(d, v, &r);
     return 0;
 }
 
+/* After a switch: FE readable by the standby's domain (and no longer by the
+ * failed one, fenced already). A failure leaves FE as it was - logged; the
+ * next rewire sets it again. */
 void sd_rewire_switched_perms(struct sd_dom *d, struct sd_dev *v, unsigned drv)
 {
     if (!v->chmod_pending)
         return;
     v->chmod_pending = false;
     struct rewire_txn r = {.d = d, .v = v, .drv = drv};
-    chmod_front(d, &r);
+    const char *call;
+    if (xsu_txn(d->sd->xs, chmod_body, &r, &call) < 0)
+        sd_dlog(d, "rewire %s %u of guest %u: set the frontend dir's permissions: %s: %s", v->type,
+                v->devid, v->fe, call ? call : "a read or write", strerror(errno));
 }
 
 /* The dir the frontend's connection to be is in: the one be's `frontend`
