@@ -194,12 +194,14 @@ static void batch(unsigned qi, unsigned k)
     for (unsigned got = 0; got < k;) {
         blkif_response_t rsp;
         int r = 0;
-        for (unsigned waited = 0; waited < 15000 && r == 0 && !stopped_for_our_clobber();
-             waited += 500)
+        bool clobbered = false;
+        for (unsigned waited = 0; waited < 15000 && r == 0 && !clobbered; waited += 500) {
             r = tf_next_response(T, qi, 500, &rsp);
-        if (r < 0 && !stopped_for_our_clobber())
-            DIE("queue %u: broken response ring", qi);
-        if (r <= 0 && stopped_for_our_clobber()) {
+            /* Looked at only while no answer comes (a page scan and a read). */
+            if (r <= 0)
+                clobbered = stopped_for_our_clobber();
+        }
+        if (clobbered) {
             /* We handed the backend our own ring page to read into: the
              * ring it then reads back is garbage, so it stops serving it
              * (Closing) and what was in flight has nowhere to be answered. */
@@ -209,6 +211,8 @@ static void batch(unsigned qi, unsigned k)
             reconnect(&o);
             return;
         }
+        if (r < 0)
+            DIE("queue %u: broken response ring", qi);
         if (r == 0)
             DIE("queue %u: %u of %u requests unanswered after 15 s", qi, k - got, k);
         got++;
