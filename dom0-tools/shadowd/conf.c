@@ -67,6 +67,7 @@ static const struct opt opts[] = {
     {"libvirt-xml", O_PATH, S_DOMAIN, D(libvirt_xml), 0, 0, SD_DRIVER_LIBVIRT},
     {"standby", O_ONOFF, S_DEFAULT, D(standby), 0, 0, SD_DRIVER_NONE},
     {"heartbeat-timeout", O_DUROFF, S_DEFAULT, D(heartbeat_timeout_ms), 0, 0, SD_DRIVER_NONE},
+    {"pause-timeout", O_DUROFF, S_DEFAULT, D(pause_timeout_ms), 0, 0, SD_DRIVER_NONE},
     {"boot-timeout", O_DUR, S_DEFAULT, D(boot_timeout_ms), 1, 0, SD_DRIVER_NONE},
     {"restart-delay", O_DUR, S_DEFAULT, D(restart_delay_ms), 0, 0, SD_DRIVER_NONE},
     {"restart-budget", O_UINT, S_DEFAULT, D(restart_budget), 0, 64, SD_DRIVER_NONE},
@@ -125,6 +126,7 @@ const char *sd_driver_name(enum sd_driver_kind k)
 static void builtin_defaults(struct sd_domconf *d)
 {
     d->heartbeat_timeout_ms = 3000;
+    d->pause_timeout_ms = 2000;
     d->boot_timeout_ms = 30000;
     d->restart_delay_ms = 0;
     d->restart_budget = 5;
@@ -676,6 +678,10 @@ void sd_conf_dump(const struct sd_conf *c, FILE *out)
             dur(out, "heartbeat-timeout", d->heartbeat_timeout_ms);
         else
             fprintf(out, "    heartbeat-timeout off\n");
+        if (d->pause_timeout_ms)
+            dur(out, "pause-timeout", d->pause_timeout_ms);
+        else
+            fprintf(out, "    pause-timeout off\n");
         dur(out, "boot-timeout", d->boot_timeout_ms);
         dur(out, "restart-delay", d->restart_delay_ms);
         fprintf(out, "    restart-budget %u\n", d->restart_budget);

@@ -35,6 +35,7 @@ struct sd_domconf {
     bool standby; /* keep a warm standby booted ahead */
     /* detection and restart policy */
     uint64_t heartbeat_timeout_ms; /* 0: heartbeat not checked */
+    uint64_t pause_timeout_ms;     /* paused and heartbeat still this long = hang; 0: off */
     uint64_t boot_timeout_ms;      /* first heartbeat due this long after a start */
     uint64_t restart_delay_ms;     /* before the first restart of a streak */
     unsigned restart_budget;       /* restarts allowed per restart_window_ms */

@@ -5,6 +5,12 @@
  *  - hang: the agent's heartbeat (USK_DRV_HEARTBEAT) has not changed for
  *    heartbeat-timeout, or never appeared within boot-timeout of a start.
  *    Only changes count: values are not comparable across domains;
+ *  - pause: the heartbeat has not changed for pause-timeout and the driver
+ *    says the domain is paused. A paused domain runs no vcpu, so its
+ *    heartbeat cannot move however fast the host is: no need to wait for
+ *    heartbeat-timeout, which must cover the worst scheduling delay of a
+ *    domain that does run (15 s under emulation). Someone's `xl pause` of a
+ *    driver domain is a hang of every device it serves;
  *  - a frontend's report (USK_FE_REPORT): guest input, so bounded, parsed,
  *    acted on at most once per report-interval per device. A guest may get
  *    a domain that serves only it restarted, report-budget times per
@@ -95,6 +101,32 @@ void sd_detect_heartbeat(struct sd_dom *d)
         sd_dlog(d, "domain %u: agent heartbeat seen, %llu ms after %s", d->srv.domid,
                 (unsigned long long)(now - d->srv.hb.start_ms),
                 d->state == DS_UP ? "shadowd started watching" : "its start");
+}
+
+/* How often a domain whose heartbeat is still but which runs is asked again. */
+#define SD_PAUSE_POLL_MS 500
+
+uint64_t sd_detect_pause_wake(const struct sd_dom *d)
+{
+    const struct sd_heartbeat *hb = &d->srv.hb;
+    if (!d->conf->pause_timeout_ms || d->state != DS_UP || !d->srv.domid || !hb->seen)
+        return UINT64_MAX;
+    uint64_t t = hb->change_ms + d->conf->pause_timeout_ms;
+    return t > d->pause_next_ms ? t : d->pause_next_ms;
+}
+
+static void check_paused(struct sd_dom *d, uint64_t now)
+{
+    struct sd_drv *drv = d->sd->drv[d->conf->driver];
+    struct sd_domstat st;
+    char err[256];
+    d->pause_next_ms = now + SD_PAUSE_POLL_MS;
+    if (!drv || d->ops->info(drv, d->srv.domid, &st, err, sizeof(err)) < 0 ||
+        st.run != SD_RUN_PAUSED)
+        return; /* gone or shut down: the death path has it */
+    sd_recover_start(d, RK_FAILURE, SRC_PAUSE, d->srv.hb.change_ms,
+                     "domain %u: paused, its heartbeat still for %llu ms", d->srv.domid,
+                     (unsigned long long)(now - d->srv.hb.change_ms));
 }
 
 #define SD_HB_SILENT_INTERVALS 3
@@ -298,6 +330,8 @@ void sd_detect_tick(struct sd_dom *d, uint64_t now)
     }
     if (now >= sd_detect_lone_wake(d)) /* UINT64_MAX unless a lone report waits */
         check_lone(d, now);
+    if (d->state == DS_UP && now >= sd_detect_pause_wake(d))
+        check_paused(d, now);
     bool hb_active = c->heartbeat_timeout_ms && d->srv.domid &&
                      (d->state == DS_UP || d->rec.phase != PH_RESTART);
     if (!hb_active)

@@ -16,6 +16,9 @@ void sd_detect_tick(struct sd_dom *d, uint64_t now);
 /* When a lone report waiting for corroboration is next looked at (the
  * domain's heartbeat still long enough to corroborate it); UINT64_MAX if none. */
 uint64_t sd_detect_lone_wake(const struct sd_dom *d);
+/* When the serving domain is next asked whether it is paused (its heartbeat
+ * still for pause-timeout); UINT64_MAX if not due. */
+uint64_t sd_detect_pause_wake(const struct sd_dom *d);
 /* Check the serving domain with the driver; start a recovery if it is dead. */
 void sd_detect_check_dom(struct sd_dom *d);
 

@@ -105,7 +105,8 @@ struct sd_dom {
     /* reports */
     struct sd_reporter reporters[SD_MAX_REPORTERS];
     unsigned nreporters;
-    char lone_why[160]; /* the last lone report, for the reason if the domain corroborates it */
+    char lone_why[160];     /* the last lone report, for the reason if the domain corroborates it */
+    uint64_t pause_next_ms; /* a still heartbeat's domain found running: ask again then */
     struct sd_reporter guest_triggers[SD_MAX_RESTARTS]; /* report-triggered recoveries */
     unsigned ntriggers;
     /* the recovery in progress (state DS_RECOVERING) */
@@ -113,7 +114,7 @@ struct sd_dom {
     unsigned next_rec_id;
     /* counters */
     uint64_t n_recoveries, n_failures, n_restarts, n_reports_accepted, n_reports_ignored;
-    uint64_t n_detect[4]; /* by source: death, heartbeat, report, planned */
+    uint64_t n_detect[SRC_COUNT]; /* by enum sd_source */
     uint64_t phase_sum[4], phase_count;
     bool persisted_rec;   /* a recovery file exists */
     bool startup_pending; /* the driver could not be asked yet */

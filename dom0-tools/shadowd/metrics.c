@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const sources[] = {"death", "heartbeat", "report", "planned"};
+static const char *const sources[SRC_COUNT] = {"death", "heartbeat", "report", "planned", "pause"};
 static const char *const phases[] = {"detect", "restart", "rewire", "reconnect"};
 
 static void head(struct sbuf *b, const char *name, const char *type, const char *help)
@@ -40,7 +40,7 @@ void sd_metrics(struct sd *sd, struct sbuf *b)
                 (unsigned long long)DOM->n_restarts);
     head(b, "shadowd_detections_total", "counter", "Failures detected, by domain and source.");
     EACH_DOM
-    for (int s = 0; s < 4; s++)
+    for (int s = 0; s < SRC_COUNT; s++)
         sbuf_printf(b, "shadowd_detections_total{domain=\"%s\",source=\"%s\"} %llu\n",
                     DOM->conf->name, sources[s], (unsigned long long)DOM->n_detect[s]);
     head(b, "shadowd_reports_total", "counter",

@@ -206,7 +206,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
     }
     d->state = DS_RECOVERING;
     d->srv.error[0] = 0;
-    if ((unsigned)src < 4 && kind != RK_START)
+    if ((unsigned)src < SRC_COUNT && kind != RK_START)
         d->n_detect[src]++;
     clear_dev_flags(d);
     if (kind == RK_START)
@@ -629,6 +629,7 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
     if (d->state == DS_UP && d->srv.budget.streak)
         AT(d->up_since + c->stable_ms);
     AT(sd_detect_lone_wake(d));
+    AT(sd_detect_pause_wake(d));
     if (d->state == DS_RECOVERING) {
         switch (d->rec.phase) {
         case PH_RESTART:

@@ -10,8 +10,6 @@
 struct sd_dom;
 struct sd_dev;
 
-enum sd_source { SRC_DEATH = 0, SRC_HEARTBEAT, SRC_REPORT, SRC_PLANNED };
-
 void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
                       uint64_t evidence_ms, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 enum sd_rkind { RK_START = 0, RK_FAILURE, RK_PLANNED };
+/* What found a failure (metrics count by it). */
+enum sd_source { SRC_DEATH = 0, SRC_HEARTBEAT, SRC_REPORT, SRC_PLANNED, SRC_PAUSE, SRC_COUNT };
 
 enum sd_phase {
     PH_RESTART = 0, /* waiting out the delay, destroying, creating */
