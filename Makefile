@@ -7,6 +7,8 @@
 #   make campaign  the application table on xensim (tests/campaign); LONG=1 for hours
 #   make fuzz      libFuzzer targets, FUZZ_SECONDS each (default 60); see fuzz/README.md
 #   make demo      the simulator demo
+#   make install   install the programs, units and configs (DESTDIR=, PREFIX=/usr; install.mk)
+#   make deb       the Debian packages (debian/) into build/deb, checked with lintian
 #   make format    clang-format every C file in place; make format-check fails on a diff
 
 O ?= build
@@ -32,7 +34,7 @@ SIMLIB := $(O)/sim/lib
 OBJ := $(O)/obj
 TBIN := $(O)/tests
 
-.PHONY: all deps test bench demo format format-check clean systest campaign
+.PHONY: all deps test bench demo format format-check clean systest campaign deb
 all:
 
 # common/ first: every other fragment may link $(COMMON_LIB).
@@ -47,6 +49,8 @@ include fuzz/fuzz.mk
          dom0-tools/dom0-tools.mk
 # The full-system tier (real Xen in QEMU) defines `systest`.
 -include tests/system/system.mk
+# make install (after the fragments: it installs what they build).
+include install.mk
 
 all: $(ALL_TARGETS)
 
@@ -74,6 +78,11 @@ campaign: all
 
 demo: all
 	./scripts/demo --build $(O)
+
+# Debian packages from debian/, built from a copy of the tree under $(O)/deb-build;
+# the .debs land in $(O)/deb and lintian checks them (scripts/make-deb).
+deb:
+	./scripts/make-deb --out $(O)/deb --scratch $(O)/deb-build
 
 ifeq ($(wildcard tests/system/system.mk),)
 systest:
