@@ -6,13 +6,15 @@
  *                [--seed N] [--flush-every N] [--trim-every N]
  *                [--backing FILE] [--min-recoveries N] [--deadline-ms N]
  *                [--max-retained-mib N] [--max-grants N] [--max-ring-order N]
- *                [--max-indirect N] [--max-held N] [--expect-fail]
+ *                [--max-indirect N] [--max-held N] [--rate N] [--expect-fail]
  *                [--restart-only]
  *
  * T threads each own a stripe of the first M MiB and loop for S seconds over
  * random writes (random sizes, contents derived from the seed), reads that
  * must return exactly what was last acknowledged, flushes and discards
- * (discarded sectors are don't-care until rewritten). Any error is a
+ * (discarded sectors are don't-care until rewritten); with --rate N each
+ * thread pauses 1/N s after each request (a light load: bench/parts/scale.sh
+ * runs a hundred of these at once). Any error is a
  * failure: the workload must see a pause, never an error. At the end: a
  * flush, a full read-back of the region, and with --backing a check that
  * the backing file holds every acknowledged write. Prints DRIVER-PROGRESS
@@ -40,7 +42,7 @@
 
 struct opts {
     const char *device, *backing;
-    unsigned seconds, threads, region_mib, flush_every, trim_every, min_recoveries;
+    unsigned seconds, threads, region_mib, flush_every, trim_every, min_recoveries, rate;
     uint64_t seed;
     bool expect_fail, restart_only;
     struct blkfe_config fc;
@@ -155,6 +157,8 @@ static void *worker(void *arg)
                 verify(buf, len, off, "read");
             n_reads++;
         }
+        if (o.rate)
+            usleep(1000000u / o.rate);
     }
     free(buf);
     return NULL;
@@ -244,6 +248,8 @@ static void parse(int argc, char **argv)
             o.fc.max_indirect = (unsigned)n;
         else if (!strcmp(a, "--max-held"))
             o.fc.max_held = (unsigned)n;
+        else if (!strcmp(a, "--rate"))
+            o.rate = (unsigned)n;
         else
             usage();
     }

@@ -2,6 +2,7 @@
 #include "xs_dom.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,24 @@
 #include "xs_tree.h"
 
 static struct xs_dom *doms;
+
+int xs_quota_nodes = XS_QUOTA_NODES_DEFAULT;
+unsigned xs_quota_watches = XS_QUOTA_WATCHES_DEFAULT;
+
+/* A quota from the environment (xs_dom.h), 1..1000000; else the default. */
+static unsigned quota_env(const char *name, unsigned dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end || n < 1 || n > 1000000) {
+        fprintf(stderr, "xensimd: %s=%s: not 1..1000000; the default %u stays\n", name, v, dflt);
+        return dflt;
+    }
+    return (unsigned)n;
+}
 
 struct special {
     const char *name;
@@ -37,6 +56,8 @@ static struct xs_dom *dom_new(unsigned domid)
 
 int xs_dom_init(void)
 {
+    xs_quota_nodes = (int)quota_env("XENSIM_QUOTA_NODES", XS_QUOTA_NODES_DEFAULT);
+    xs_quota_watches = quota_env("XENSIM_QUOTA_WATCHES", XS_QUOTA_WATCHES_DEFAULT);
     struct xs_dom *d0 = dom_new(0);
     if (!d0)
         return ENOMEM;

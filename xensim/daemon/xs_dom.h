@@ -18,9 +18,18 @@
 
 struct xs_node;
 
-/* 4.17's default quotas (xenstored_core.c). */
-#define XS_QUOTA_NODES       1000
-#define XS_QUOTA_WATCHES     128
+/* 4.17's default quotas (xenstored_core.c). Nodes and watches per domain
+ * can be raised as xenstored's --entry-nb and --watch-nb raise them, by
+ * XENSIM_QUOTA_NODES and XENSIM_QUOTA_WATCHES in xensimd's environment (read
+ * by xs_dom_init): a driver domain owns about 24 nodes a disk (its backend
+ * dir) and its blkbacks hold 3 watches a disk, so with the defaults one
+ * serves at most 41 disks (bench/parts/scale.sh raises them to serve 100). */
+#define XS_QUOTA_NODES_DEFAULT   1000
+#define XS_QUOTA_WATCHES_DEFAULT 128u
+extern int xs_quota_nodes;
+extern unsigned xs_quota_watches;
+#define XS_QUOTA_NODES       xs_quota_nodes
+#define XS_QUOTA_WATCHES     xs_quota_watches
 #define XS_QUOTA_NODE_SIZE   2048
 #define XS_QUOTA_TRANSACTION 10
 #define XS_QUOTA_PERMS       5
