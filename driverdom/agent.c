@@ -230,6 +230,63 @@ static bool on_signals(struct agent *ag)
     return rescan;
 }
 
+/* A watch event's path under base: the backend dir it falls in
+ * (base/<type>/<fe>/<devid>, *exact if the path is that dir itself), or 0
+ * for base itself, a type or a frontend dir, or a path not under base. */
+static int event_dir(const char *base, const char *path, char *type, size_t tlen, char *ddir,
+                     size_t dlen, bool *exact)
+{
+    size_t bl = strlen(base);
+    if (strncmp(path, base, bl) || path[bl] != '/')
+        return 0;
+    const char *p = path + bl + 1, *c[3];
+    for (int i = 0; i < 3; i++) {
+        c[i] = p;
+        p = strchr(p, '/');
+        if (i < 2 && !p)
+            return 0;
+        if (p)
+            p++;
+    }
+    size_t typelen = (size_t)(c[1] - c[0] - 1);
+    if (!typelen || typelen >= tlen || !*c[2] || c[2][0] == '/')
+        return 0;
+    memcpy(type, c[0], typelen);
+    type[typelen] = 0;
+    size_t dl = p ? (size_t)(p - 1 - path) : strlen(path);
+    if (dl >= dlen)
+        return 0;
+    memcpy(ddir, path, dl);
+    ddir[dl] = 0;
+    *exact = !p;
+    return 1;
+}
+
+/* One watch event. The toolstack's and the backends' own writes inside a
+ * dir already served need nothing; a dir created or removed is looked at
+ * alone; anything above a dir (base, a type, a frontend's dir) rescans. A
+ * full scan per event read every frontend's dir for every key any backend
+ * wrote: N^2 requests for N devices (bench/README.md, "Host scale"). */
+static void on_event(struct agent *ag, const char *path)
+{
+    char type[16], ddir[3072];
+    bool exact;
+    if (!event_dir(ag->base, path, type, sizeof(type), ddir, sizeof(ddir), &exact)) {
+        scan(ag->xs, ag->sup, ag->base);
+        return;
+    }
+    if (!sup_handler_for(ag->sup, type) || (!exact && sup_knows(ag->sup, ddir)))
+        return;
+    unsigned len;
+    char *v = xs_read(ag->xs, XBT_NULL, ddir, &len);
+    if (v) {
+        free(v);
+        sup_ensure(ag->sup, type, ddir, now_ms());
+    } else if (errno == ENOENT) {
+        sup_forget(ag->sup, ddir);
+    }
+}
+
 static void agent_run(struct agent *ag)
 {
     uint64_t next_beat = 0;
@@ -254,8 +311,9 @@ static void agent_run(struct agent *ag)
                 fprintf(stderr, "understudy-agent: lost xenstore connection\n");
                 break;
             }
+            if (ag->running)
+                on_event(ag, ev[XS_WATCH_PATH]);
             free(ev);
-            rescan = true;
         }
         if ((p[1].revents & POLLIN) && on_signals(ag))
             rescan = true;

@@ -147,22 +147,41 @@ void sup_seen(struct supervisor *s, const char *dir)
         e->seen = true;
 }
 
+/* Unlink *pp, whose dir is gone. */
+static void drop(struct entry **pp)
+{
+    struct entry *e = *pp;
+    if (e->pid) {
+        /* Its dir is gone; it should be exiting. Make sure. The reap of
+         * this pid later finds no entry and is ignored. */
+        kill(e->pid, SIGTERM);
+    }
+    *pp = e->next;
+    free(e);
+}
+
 void sup_forget_unseen(struct supervisor *s)
 {
     for (struct entry **pp = &s->entries; *pp;) {
-        struct entry *e = *pp;
-        if (e->seen) {
-            pp = &e->next;
-            continue;
-        }
-        if (e->pid) {
-            /* Its dir is gone; it should be exiting. Make sure. The reap
-             * of this pid later finds no entry and is ignored. */
-            kill(e->pid, SIGTERM);
-        }
-        *pp = e->next;
-        free(e);
+        if ((*pp)->seen)
+            pp = &(*pp)->next;
+        else
+            drop(pp);
     }
+}
+
+bool sup_knows(struct supervisor *s, const char *dir)
+{
+    return find(s, dir) != NULL;
+}
+
+void sup_forget(struct supervisor *s, const char *dir)
+{
+    for (struct entry **pp = &s->entries; *pp; pp = &(*pp)->next)
+        if (!strcmp((*pp)->dir, dir)) {
+            drop(pp);
+            return;
+        }
 }
 
 const char *sup_child_exited(struct supervisor *s, pid_t pid, int status, bool *abnormal)

@@ -36,6 +36,10 @@ int sup_ensure(struct supervisor *s, const char *type, const char *dir, uint64_t
 void sup_mark_all_unseen(struct supervisor *s);
 void sup_seen(struct supervisor *s, const char *dir);
 void sup_forget_unseen(struct supervisor *s);
+/* Whether dir has an entry (served, finished or given up on). */
+bool sup_knows(struct supervisor *s, const char *dir);
+/* dir is gone: drop its entry (a leftover process gets SIGTERM). */
+void sup_forget(struct supervisor *s, const char *dir);
 
 /* A child exited with wait status. Returns the dir it served (valid until the
  * next call), and sets *restart when it should be started again now. */
