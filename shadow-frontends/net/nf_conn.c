@@ -68,23 +68,39 @@ fail:;
     return -1;
 }
 
+void nf_conn_unbind(struct nf_conn *c)
+{
+    if (c && c->bound)
+        xenevtchn_unbind(c->xce, c->port);
+    if (c)
+        c->bound = false;
+}
+
+bool nf_conn_release_step(struct nf_conn *c)
+{
+    nf_conn_unbind(c);
+    if (c->rxpg) {
+        xengntshr_unshare(c->gs, c->rxpg, NF_RX_BUFS);
+        c->rxpg = NULL;
+    } else if (c->txpg) {
+        xengntshr_unshare(c->gs, c->txpg, NF_TX_PAGES);
+        c->txpg = NULL;
+    } else if (c->rxs) {
+        xengntshr_unshare(c->gs, c->rxs, 1);
+        c->rxs = NULL;
+    } else if (c->txs) {
+        xengntshr_unshare(c->gs, c->txs, 1);
+        c->txs = NULL;
+    }
+    return c->rxpg || c->txpg || c->rxs || c->txs;
+}
+
 void nf_conn_teardown(struct nf_conn *c)
 {
     if (!c)
         return;
-    if (c->bound)
-        xenevtchn_unbind(c->xce, c->port);
-    if (c->rxpg)
-        xengntshr_unshare(c->gs, c->rxpg, NF_RX_BUFS);
-    if (c->txpg)
-        xengntshr_unshare(c->gs, c->txpg, NF_TX_PAGES);
-    if (c->rxs)
-        xengntshr_unshare(c->gs, c->rxs, 1);
-    if (c->txs)
-        xengntshr_unshare(c->gs, c->txs, 1);
-    c->bound = false;
-    c->rxpg = c->txpg = NULL;
-    c->rxs = c->txs = NULL;
+    while (nf_conn_release_step(c))
+        ;
 }
 
 bool nf_conn_tx_room(const struct nf_conn *c, unsigned nslots, unsigned extras)

@@ -79,6 +79,11 @@ struct nf_conn {
 int nf_conn_setup(struct nf_conn *c, xengntshr_handle *gs, xenevtchn_handle *xce, uint32_t domid);
 /* Unbind, unshare everything. Safe on a zeroed or half-set-up connection. */
 void nf_conn_teardown(struct nf_conn *c);
+/* Unbind its port only: no event of the failed backend's wakes us again. */
+void nf_conn_unbind(struct nf_conn *c);
+/* Unshare one of its shared regions (rx buffers, tx pages, the two rings);
+ * true while more remain. Its pages go back one region a call. */
+bool nf_conn_release_step(struct nf_conn *c);
 
 /* Room for a packet of nslots data slots plus extra slots. */
 bool nf_conn_tx_room(const struct nf_conn *c, unsigned nslots, unsigned extras);

@@ -173,11 +173,28 @@ static bool oldest_all(void *arg, uint64_t *since)
     return any;
 }
 
+/* The failed link's ports go now; its pages once the loop has done the
+ * turn's work (release_retired), so that a switch to the standby and the
+ * replay do not wait for them. */
 static void nf_teardown(void *arg, struct sfx *x)
 {
     struct nf_dev *d = arg;
-    nf_link_free(&d->ln);
+    nf_link_retire(&d->ln);
+    nf_link_take(&d->retired, &d->ln); /* an older one still there: released now */
+    d->retired_at = sf_now_ms();
+    d->retired_dom = x->be_id;
     nf_remove_transport(x);
+}
+
+/* One region of the retired link a turn, after the turn's work, and not
+ * while the next backend's replay is on its way (held frames first). */
+static void release_retired(struct nf_dev *d)
+{
+    if (!d->retired.nq || (d->c.phase == SFC_UP && sfc_replaying(&d->c)) ||
+        nf_link_release_step(&d->retired))
+        return;
+    nf_log(d, true, "the failed transport of domain %u released, %" PRIu64 " ms after its failure",
+           d->retired_dom, sf_now_ms() - d->retired_at);
 }
 
 /* Take back what the dead connection never answered, then carrier off: the
@@ -584,7 +601,7 @@ static void read_shadow(struct nf_dev *d, uint64_t now)
 static int poll_timeout(const struct nf_dev *d, uint64_t now)
 {
     uint64_t t = (uint64_t)sfc_timeout(&d->c, now, d->cfg.poll_ms);
-    if (d->next_read <= now)
+    if (d->next_read <= now || (d->retired.nq && !(d->c.phase == SFC_UP && sfc_replaying(&d->c))))
         return 0;
     if (d->c.phase == SFC_UP && d->ln.feat.mcast && nf_probe_wait(&d->probe, now) < t)
         t = nf_probe_wait(&d->probe, now);
@@ -658,6 +675,7 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
         } else {
             hold_tx(d);
         }
+        release_retired(d);
     }
     nf_log(d, false,
            "stopping: dropped tx %" PRIu64 " (no room to hold), %" PRIu64 " (too big), %" PRIu64
@@ -728,6 +746,7 @@ void nf_dev_close(struct nf_dev *d)
         return;
     nf_link_free(&d->sb);
     nf_link_free(&d->ln);
+    nf_link_free(&d->retired);
     neigh_restore(d, "(stopping)");
     if (d->held)
         held_drop_all(d);

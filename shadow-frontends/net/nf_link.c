@@ -84,6 +84,29 @@ void nf_link_free(struct nf_link *l)
     l->nq = 0;
 }
 
+void nf_link_retire(struct nf_link *l)
+{
+    for (unsigned k = 0; k < NF_MAX_QUEUES; k++)
+        nf_conn_unbind(l->q[k]);
+}
+
+bool nf_link_release_step(struct nf_link *l)
+{
+    for (unsigned k = 0; k < NF_MAX_QUEUES; k++) {
+        if (!l->q[k])
+            continue;
+        if (nf_conn_release_step(l->q[k]))
+            return true;
+        free(l->q[k]);
+        l->q[k] = NULL;
+        for (unsigned j = k + 1; j < NF_MAX_QUEUES; j++)
+            if (l->q[j])
+                return true;
+    }
+    l->nq = 0;
+    return false;
+}
+
 void nf_link_take(struct nf_link *to, struct nf_link *from)
 {
     nf_link_free(to);
