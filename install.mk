@@ -31,6 +31,10 @@ INST_GUEST := $(BIN)/understudy-netfront $(if $(SF_SND_ON),$(BIN)/understudy-snd
 INST_ALSA := $(if $(SF_SND_ON),$(SF_SND_PLUGIN) $(SF_SND_CTL_PLUGIN))
 INSTALL_FILES := $(INST_DOM0) $(INST_DRV) $(INST_GUEST) $(SF_BLK_PLUGIN) $(INST_ALSA)
 
+# The man pages (man/): a program's page is installed with the program.
+MANDIR ?= $(DATADIR)/man
+MAN_PAGES := $(filter-out $(if $(SF_SND_ON),,man/understudy-sndfront.8),$(wildcard man/*.[158]))
+
 UNITS := configs/systemd/shadowd.service configs/systemd/understudy-agent.service \
          configs/systemd/understudy-blkfront@.service configs/systemd/understudy-netfront@.service \
          $(if $(SF_SND_ON),configs/systemd/understudy-sndfront@.service)
@@ -54,6 +58,12 @@ install: programs
 	ln -sfr $(DESTDIR)$(LIBEXECDIR)/understudy-agent $(DESTDIR)$(SBINDIR)/understudy-agent
 	$(INSTALL) -m 644 $(SF_BLK_PLUGIN) $(DESTDIR)$(NBDKIT_PLUGINDIR)/
 	$(INSTALL) -m 644 configs/shadowd/shadowd.conf $(DESTDIR)$(SYSCONFDIR)/understudy/
+# The man pages, in the section their suffix names, with the same paths written in.
+	for m in $(MAN_PAGES); do \
+	    d=$(DESTDIR)$(MANDIR)/man$${m##*.}; $(INSTALL) -d "$$d" && \
+	    sed -e 's|/usr/sbin/|$(SBINDIR)/|g' -e 's|/usr/libexec/understudy/|$(LIBEXECDIR)/|g' "$$m" \
+	        >"$$d/$${m##*/}" && chmod 644 "$$d/$${m##*/}" || exit 1; \
+	done
 # The units name /usr/sbin; another SBINDIR or LIBEXECDIR is written in.
 	for u in $(UNITS); do \
 	    sed -e 's|/usr/sbin/|$(SBINDIR)/|g' -e 's|/usr/libexec/understudy/|$(LIBEXECDIR)/|g' "$$u" \

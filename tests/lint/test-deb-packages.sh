@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Debian packages (debian/, make deb): they build into a temp dir, each
-# holds its key files where Debian puts them, lintian reports no error, what
+# holds its key files where Debian puts them and a man page for each program
+# it installs, lintian reports no error and no missing man page, what
 # their units and init script run is in the package, the programs run from the
 # unpacked tree (nothing of the build tree), the agent is started as the
 # driver-domain image starts it, and the three install, configure and purge
@@ -17,16 +18,17 @@ make -s O="$O" deb >"$TEST_TMP/make-deb.out" 2>&1 ||
     fail "make deb failed: $(tail -n 30 "$TEST_TMP/make-deb.out")"
 cat "$TEST_TMP/make-deb.out"
 grep '^lintian: E:' "$TEST_TMP/make-deb.out" && fail "lintian errors"
+grep 'no-manual-page' "$TEST_TMP/make-deb.out" && fail "lintian: a program without its man page"
 grep -q '^make-deb: lintian: 0 errors' "$TEST_TMP/make-deb.out" || fail "no lintian summary"
 deb() { local f=("$O"/deb/"$1"_*.deb); [ -f "${f[0]}" ] || fail "no $1 .deb in $O/deb"; echo "${f[0]}"; }
 n=$(ls "$O"/deb/*.deb | wc -l)
 expect_eq "number of .debs" "$n" 3
 
-# ---- each package's key files (dpkg-deb -c) ----
+# ---- each package's key files and man pages (dpkg-deb -c) ----
 declare -A KEY
 KEY[understudy-dom0]="usr/sbin/shadowd usr/sbin/shadowd-priv usr/sbin/shadowctl
     etc/understudy/shadowd.conf lib/systemd/system/shadowd.service
-    usr/lib/sysusers.d/understudy-dom0.conf"
+    usr/lib/sysusers.d/understudy-dom0.conf usr/share/man/man5/shadowd.conf.5.gz"
 KEY[understudy-driverdom]="usr/sbin/understudy-agent usr/libexec/understudy/understudy-agent
     usr/libexec/understudy/blkback usr/libexec/understudy/netback usr/libexec/understudy/sndback
     usr/libexec/understudy/understudy-agent-supervise lib/systemd/system/understudy-agent.service
@@ -45,6 +47,17 @@ for p in understudy-dom0 understudy-driverdom understudy-guest; do
     list=$(dpkg-deb -c "$d" | awk '{print $6}' | sed 's|^\./||')
     for f in ${KEY[$p]}; do
         grep -qx "$f" <<<"$list" || fail "$p: no $f in $(basename "$d")"
+    done
+    # Each program it installs, and each nbdkit plugin, has its man page in it
+    # (man/, installed by install.mk, compressed by dh_compress).
+    for f in $(grep -E '^usr/s?bin/[^/]+$' <<<"$list"); do
+        grep -qxE "usr/share/man/man[18]/${f##*/}\.[18]\.gz" <<<"$list" ||
+            fail "$p: $f has no man page in $(basename "$d")"
+    done
+    for f in $(grep -E '/nbdkit/plugins/[^/]+\.so$' <<<"$list"); do
+        f=${f##*/}
+        grep -qx "usr/share/man/man1/${f%.so}.1.gz" <<<"$list" ||
+            fail "$p: the nbdkit plugin $f has no man page in $(basename "$d")"
     done
     log "$p: $(wc -l <<<"$list") entries, the $(wc -w <<<"${KEY[$p]}") key ones present"
     dpkg-deb -x "$d" "$X"
