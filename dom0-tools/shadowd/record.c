@@ -543,23 +543,30 @@ void sd_record_scan(struct sd_dom *d)
     }
 }
 
+static int cmp_uint(const void *a, const void *b)
+{
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
 unsigned sd_record_guests(const struct sd_dom *d, unsigned *only)
 {
-    unsigned seen[64], n = 0;
-    for (unsigned i = 0; i < d->ndevs; i++) {
-        const struct sd_dev *v = d->devs[i];
-        if (!v->paired)
-            continue;
-        unsigned j = 0;
-        while (j < n && seen[j] != v->fe)
-            j++;
-        if (j == n) {
-            if (n == 64)
-                return n + 1; /* many: that is all the caller needs to know */
-            seen[n++] = v->fe;
+    unsigned *fe = d->ndevs ? malloc(d->ndevs * sizeof(*fe)) : NULL, m = 0, n = 0, first = 0;
+    if (d->ndevs && !fe)
+        return 2; /* no memory to count them: "more than one" is the safe answer */
+    for (unsigned i = 0; i < d->ndevs; i++)
+        if (d->devs[i]->paired)
+            fe[m++] = d->devs[i]->fe;
+    if (m)
+        qsort(fe, m, sizeof(*fe), cmp_uint);
+    for (unsigned i = 0; i < m; i++)
+        if (!i || fe[i] != fe[i - 1]) {
+            if (!n)
+                first = fe[i];
+            n++;
         }
-    }
+    free(fe);
     if (only)
-        *only = n == 1 ? seen[0] : 0;
+        *only = n == 1 ? first : 0;
     return n;
 }

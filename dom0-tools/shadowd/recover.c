@@ -398,7 +398,7 @@ static void step_restart(struct sd_dom *d, uint64_t now)
      * came before the create (backoff, the old domain's destroy), then the
      * create itself (shadowd-priv logs its driver call's own time). */
     sd_dlog(d, "recovery %u: restart: creating %s, %llu ms after the detection", r->id, name,
-            (unsigned long long)(now - r->t_detect));
+            (unsigned long long)(sd_now() - r->t_detect)); /* not now: a destroy came since */
     int rc = d->ops->create(drv, d->conf, name, &d->srv, &domid, err, sizeof(err));
     if (rc < 0)
         attempt_failed(d, "creating the domain", err);
