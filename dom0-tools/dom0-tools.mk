@@ -41,7 +41,8 @@ $(BIN)/shadowctl: $(SHADOWCTL_SRCS:%.c=$(OBJ)/%.o) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(COMMON_LIB) -lxenstore
 
-# ---- tests/dom0: a tiny frontend/backend pair, privpoke (bad requests to shadowd-priv), unit tests ----
+# ---- tests/dom0: a tiny frontend/backend pair, privpoke (bad requests to shadowd-priv),
+# notifyrecv (a stand-in for systemd's notify socket), unit tests ----
 $(TBIN)/dom0/%: $(OBJ)/tests/dom0/%.o $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(filter %.o,$^) -o $@ $(COMMON_LIB) -lxenstore
@@ -62,5 +63,5 @@ $(TBIN)/unit/dom0-lvxml_test: $(OBJ)/tests/dom0/unit/lvxml_test.o $(OBJ)/$(D0)/s
 	$(CC) $(LDFLAGS) $^ -o $@ $(D0_LIBVIRT_LIBS)
 
 ALL_TARGETS += $(BIN)/shadowd $(BIN)/shadowd-priv $(BIN)/shadowctl $(TBIN)/dom0/tfe $(TBIN)/dom0/tbe $(TBIN)/dom0/xsdev \
-               $(TBIN)/dom0/privpoke \
+               $(TBIN)/dom0/privpoke $(TBIN)/dom0/notifyrecv \
                $(patsubst %,$(TBIN)/unit/dom0-%,$(D0_UNITS))

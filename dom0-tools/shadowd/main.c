@@ -10,7 +10,9 @@
  * privileged part that holds the domain drivers (privchan.h); timers are
  * the domains' own deadlines, on CLOCK_MONOTONIC. shadowd starts
  * shadowd-priv before it opens anything a peer can reach, and drops root
- * (privdrop.h) before it reads anything a peer wrote. */
+ * (privdrop.h) before it reads anything a peer wrote. Under systemd
+ * (Type=notify) it says when it is ready, its status and that it is alive
+ * from the loop (service.h). */
 #define _GNU_SOURCE
 #include "sbuf.h"
 #include "ctl.h"
@@ -23,11 +25,13 @@
 #include "instance.h"
 #include "log.h"
 #include "metrics.h"
+#include "notify.h"
 #include "persist.h"
 #include "privchan.h"
 #include "privdrop.h"
 #include "record.h"
 #include "recover.h"
+#include "service.h"
 #include "standby.h"
 #include "store.h"
 
@@ -259,13 +263,17 @@ static int run(struct sd *sd, struct sd_privchan *ch, int sfd, int ctl_fd, int m
             sd_log("the privileged part is gone (%s): exiting so that the service manager "
                    "restarts shadowd; state is in %s",
                    why, sd->conf->state_dir);
+            sd_service_exiting("the privileged part (shadowd-priv) is gone");
             return 1;
         }
         if (sd->xs_lost) {
             sd_log("exiting so that the service manager restarts shadowd; state is in %s",
                    sd->conf->state_dir);
+            sd_service_exiting("the connection to xenstored is lost");
             return 1;
         }
+        /* From the loop only: a loop that hangs stops the watchdog's pings. */
+        sd_service_tick(sd, sd_now());
         uint64_t now = sd_now(), wake = now + MAX_POLL_MS;
         for (unsigned i = 0; i < sd->ndoms; i++) {
             uint64_t w = sd_dom_wake(&sd->doms[i]);
@@ -275,6 +283,9 @@ static int run(struct sd *sd, struct sd_privchan *ch, int sfd, int ctl_fd, int m
         for (unsigned i = 0; i < nclients; i++)
             if (clients[i].deadline < wake)
                 wake = clients[i].deadline;
+        uint64_t sw = sd_service_wake(sd);
+        if (sw < wake)
+            wake = sw;
         int timeout = wake > now ? (int)(wake - now) : 0;
         int n = 0;
         p[n++] = (struct pollfd){.fd = xs_fileno(sd->xs), .events = POLLIN};
@@ -305,6 +316,7 @@ static int run(struct sd *sd, struct sd_privchan *ch, int sfd, int ctl_fd, int m
                     continue;
                 }
                 sd_log("signal %u: stopping; driver domains keep running", si.ssi_signo);
+                sd_service_stopping();
                 return 0;
             }
         }
@@ -488,6 +500,9 @@ int main(int argc, char **argv)
      * anything a peer wrote is read. */
     struct sd_drv_hooks hooks = {.done = drv_done, .changed = drv_changed, .ctx = &sd};
     char err[256] = "";
+    /* Before the fork: shadowd-priv must not inherit $NOTIFY_SOCKET (only
+     * the main process speaks to systemd, NotifyAccess=main). */
+    sd_notify_init();
     struct sd_privchan *ch = sd_privchan_start(a.path, &hooks, err, sizeof(err));
     if (!ch) {
         sd_log("%s", err);
@@ -512,5 +527,6 @@ int main(int argc, char **argv)
             sd_persist_save_devs(&sd.doms[i]);
 out:
     close_all(&sd, ch, sfd, ctl_fd, met_fd);
+    sd_notify_close();
     return rc;
 }
