@@ -63,13 +63,20 @@ void sd_detect_check_dom(struct sd_dom *d)
         return;
     case SD_RUN_GONE:
         sd_recover_start(d, RK_FAILURE, SRC_DEATH, now, "domain %u is gone", d->srv.domid);
-        return;
+        break;
     case SD_RUN_SHUTDOWN:
     case SD_RUN_DYING:
         sd_recover_start(d, RK_FAILURE, SRC_DEATH, st.shutdown_ms ? st.shutdown_ms : now,
                          "domain %u shut down (reason %s)", d->srv.domid,
                          sd_reason_name(st.reason));
-        return;
+        break;
+    }
+    /* What was seen is final: the recovery need not ask again. */
+    struct sd_recovery *r = &d->rec;
+    if (d->state == DS_RECOVERING && r->phase == PH_RESTART && !r->attempts &&
+        r->old_domid == d->srv.domid) {
+        r->old_st = st;
+        r->old_final = true;
     }
 }
 

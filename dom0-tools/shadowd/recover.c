@@ -172,6 +172,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
             sd_strfmt(r->reason + l, sizeof(r->reason) - l, "; then %s", why);
         r->old_domid = r->new_domid;
         r->new_domid = 0;
+        r->old_final = false;
         r->phase = PH_RESTART;
         r->destroyed = false;
         r->fenced = false;
@@ -303,8 +304,8 @@ static int take_out_old(struct sd_dom *d, struct sd_drv *drv, bool fence_ok)
         r->destroyed = true;
         return 0;
     }
-    struct sd_domstat st;
-    if (d->ops->info(drv, r->old_domid, &st, err, sizeof(err)) < 0) {
+    struct sd_domstat st = r->old_st;
+    if (!r->old_final && d->ops->info(drv, r->old_domid, &st, err, sizeof(err)) < 0) {
         attempt_failed(d, "looking at the old domain", err);
         return -1;
     }
