@@ -71,23 +71,23 @@ static void parse_watchdog(const char *usec, const char *pid)
     n.wd_next_ms = 0; /* the first ping from the loop's first turn */
 }
 
+/* name's value copied into buf (len), then name taken out of the
+ * environment: shadowd-priv, forked next, must not inherit it. */
+static bool take_env(const char *name, char *buf, size_t len)
+{
+    const char *v = getenv(name);
+    if (v)
+        snprintf(buf, len, "%s", v); /* before unsetenv: v points into the environment */
+    unsetenv(name);
+    return v != NULL;
+}
+
 void sd_notify_init(void)
 {
-    /* Copied before unsetenv: getenv's pointers are into the environment. */
     char sock[256] = "", usec[32] = "", pid[32] = "";
-    const char *v;
-    bool has_sock = (v = getenv("NOTIFY_SOCKET")) != NULL;
-    if (has_sock)
-        snprintf(sock, sizeof(sock), "%s", v);
-    bool has_usec = (v = getenv("WATCHDOG_USEC")) != NULL;
-    if (has_usec)
-        snprintf(usec, sizeof(usec), "%s", v);
-    bool has_pid = (v = getenv("WATCHDOG_PID")) != NULL;
-    if (has_pid)
-        snprintf(pid, sizeof(pid), "%s", v);
-    unsetenv("NOTIFY_SOCKET");
-    unsetenv("WATCHDOG_USEC");
-    unsetenv("WATCHDOG_PID");
+    bool has_sock = take_env("NOTIFY_SOCKET", sock, sizeof(sock));
+    bool has_usec = take_env("WATCHDOG_USEC", usec, sizeof(usec));
+    bool has_pid = take_env("WATCHDOG_PID", pid, sizeof(pid));
     if (!has_sock || parse_addr(sock) < 0)
         return;
     n.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -5,8 +5,8 @@
 #include "dom.h"
 #include "log.h"
 #include "notify.h"
+#include "sbuf.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,20 +37,6 @@ static enum word word_of(const struct sd_dom *d)
     }
 }
 
-static void add(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add(char *buf, size_t len, size_t *pos, const char *fmt, ...)
-{
-    if (*pos >= len - 1)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *pos, len - *pos, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *pos = *pos + (size_t)n < len ? *pos + (size_t)n : len - 1;
-}
-
 /* "3 driver domains: 2 up, 1 recovering (drv-net)": the count of each
  * word, and the names of the domains that are not up. */
 static void summary(const struct sd *sd, char *buf, size_t len)
@@ -58,25 +44,26 @@ static void summary(const struct sd *sd, char *buf, size_t len)
     unsigned count[W_COUNT] = {0};
     for (unsigned i = 0; i < sd->ndoms; i++)
         count[word_of(&sd->doms[i])]++;
-    size_t pos = 0;
-    buf[0] = 0;
-    add(buf, len, &pos, "%u driver domain%s:", sd->ndoms, sd->ndoms == 1 ? "" : "s");
+    struct sbuf b = {0};
+    sbuf_printf(&b, "%u driver domain%s:", sd->ndoms, sd->ndoms == 1 ? "" : "s");
     bool first = true;
     for (int w = 0; w < W_COUNT; w++) {
         if (!count[w])
             continue;
-        add(buf, len, &pos, "%s %u %s", first ? "" : ",", count[w], words[w]);
+        sbuf_printf(&b, "%s %u %s", first ? "" : ",", count[w], words[w]);
         first = false;
         if (w == W_UP)
             continue;
         const char *sep = " (";
         for (unsigned i = 0; i < sd->ndoms; i++)
             if (word_of(&sd->doms[i]) == (enum word)w) {
-                add(buf, len, &pos, "%s%s", sep, sd->doms[i].conf->name);
+                sbuf_printf(&b, "%s%s", sep, sd->doms[i].conf->name);
                 sep = " ";
             }
-        add(buf, len, &pos, ")");
+        sbuf_printf(&b, ")");
     }
+    snprintf(buf, len, "%s", sbuf_str(&b)); /* cut to len - 1, as a status line may be */
+    sbuf_free(&b);
 }
 
 static bool settled(const struct sd *sd)
