@@ -74,14 +74,8 @@ fail:;
 
 void nf_link_free(struct nf_link *l)
 {
-    for (unsigned k = 0; k < NF_MAX_QUEUES; k++) {
-        if (l->q[k]) {
-            nf_conn_teardown(l->q[k]);
-            free(l->q[k]);
-            l->q[k] = NULL;
-        }
-    }
-    l->nq = 0;
+    while (nf_link_release_step(l))
+        ;
 }
 
 void nf_link_retire(struct nf_link *l)
@@ -95,13 +89,11 @@ bool nf_link_release_step(struct nf_link *l)
     for (unsigned k = 0; k < NF_MAX_QUEUES; k++) {
         if (!l->q[k])
             continue;
-        if (nf_conn_release_step(l->q[k]))
-            return true;
-        free(l->q[k]);
-        l->q[k] = NULL;
-        for (unsigned j = k + 1; j < NF_MAX_QUEUES; j++)
-            if (l->q[j])
-                return true;
+        if (!nf_conn_release_step(l->q[k])) {
+            free(l->q[k]);
+            l->q[k] = NULL;
+        }
+        return true;
     }
     l->nq = 0;
     return false;
