@@ -44,6 +44,13 @@ has_opt() {
     [[ $2 == *= ]] && end=
     render "$1" | grep -qE -- "(^|[^A-Za-z0-9-])$2$end"
 }
+# all_in_page PAGE WHO WORDS: every option or KEY= of WORDS (what WHO lists) is in PAGE.
+all_in_page() {
+    local w
+    for w in $3; do
+        has_opt "$1" "$w" || fail "$1: $2 lists $w, the page does not have it"
+    done
+}
 
 # ---- every packaged program has a page, with every option of its --help ----
 progs=$(sed -n 's|^usr/sbin/||p' debian/*.install | sort -u)
@@ -59,9 +66,7 @@ for prog in $progs; do
     fi
     help=$("$bin" --help 2>&1) || fail "$prog --help failed: $help"
     opts=$(grep -oE -- '--[a-z0-9][a-z0-9-]*' <<<"$help" | sort -u)
-    for o in $opts; do
-        has_opt "$page" "$o" || fail "$page: $prog --help prints $o, the page does not have it"
-    done
+    all_in_page "$page" "$prog --help" "$opts"
     log "$prog: $(wc -w <<<"$opts") long options of --help in $page"
     checked=$((checked + 1))
 done
@@ -79,9 +84,7 @@ if command -v nbdkit >/dev/null && [ -f "$plugin" ]; then
     help=$("${pre[@]}" nbdkit "$plugin" --help 2>&1) || fail "nbdkit $plugin --help failed: $help"
     keys=$(sed -n '/^plugin: understudy-blk/,$p' <<<"$help" | grep -oE '^[a-z][a-z0-9-]*=' | sort -u)
     [ -n "$keys" ] || fail "no parameters in nbdkit $plugin --help: $help"
-    for k in $keys; do
-        has_opt "$page" "$k" || fail "$page: the plugin's --help lists $k, the page does not have it"
-    done
+    all_in_page "$page" "the plugin's --help" "$keys"
     log "nbdkit plugin: $(wc -w <<<"$keys") parameters of --help in $page"
     checked=$((checked + 1))
 else
