@@ -17,11 +17,12 @@
 #include "history.h"
 #include "instance.h"
 #include "recovery.h"
+#include "xspool.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SD_REWIRE_CHUNK  32 /* devices rewired per loop iteration */
+#define SD_REWIRE_CHUNK  64 /* devices rewired per loop iteration (on xspool's connections) */
 #define SD_MAX_REPORTERS 16 /* distinct guests remembered for corroboration */
 
 enum sd_dstate {
@@ -100,7 +101,10 @@ struct sd_dom {
     struct sd_dev **devs;
     unsigned ndevs;
     bool devs_dirty; /* persist the records */
-    bool scan_due;   /* rescan every backend dir */
+    /* shadowd started: whether a switch left frontend dirs' permissions to
+     * set (chmod_pending is not persisted) is yet to be looked at (rewire.c) */
+    bool perms_unknown;
+    bool scan_due; /* rescan every backend dir */
     uint64_t next_scan_ms;
     /* reports */
     struct sd_reporter reporters[SD_MAX_REPORTERS];
@@ -135,6 +139,8 @@ struct sd_dom {
 struct sd {
     struct sd_conf *conf;
     struct xs_handle *xs;
+    struct xs_handle *xsp[SD_XSPOOL_MAX]; /* more connections, for work in parallel (xspool.c) */
+    unsigned nxsp;
     struct sd_dom *doms;
     unsigned ndoms;
     struct sd_drv *drv[SD_DRIVER_KINDS]; /* by enum sd_driver_kind */

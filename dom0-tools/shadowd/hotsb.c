@@ -283,7 +283,7 @@ static int attach_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
     /* New nodes inherit the slot's permissions; set them all the same, as a
      * rewire does for FE. */
     if (sd_rewire_chmod(xs, t, slot, v->fe, a->sb, false) < 0 ||
-        sd_rewire_write_be(a->d, v, a->sb, t, be, slot) < 0)
+        sd_rewire_write_be(xs, v, a->sb, t, be, slot) < 0)
         return -1;
     return xsu_printf(xs, t, v->fe_path, USK_FE_STANDBY, "%s", sd_slot_name(a->slot));
 }

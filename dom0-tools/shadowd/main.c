@@ -31,6 +31,7 @@
 #include "privdrop.h"
 #include "record.h"
 #include "recover.h"
+#include "rewire.h"
 #include "service.h"
 #include "standby.h"
 #include "store.h"
@@ -248,6 +249,7 @@ static void tick(struct sd *sd)
         sd_reap_tick(d, sd_now()); /* after the recovery's: right after a switch */
         sd_standby_tick(d, sd_now());
         sd_hot_tick(d, sd_now());
+        sd_rewire_perms_tick(d);
         if (d->devs_dirty)
             sd_persist_save_devs(d);
     }
@@ -464,6 +466,7 @@ static void close_all(struct sd *sd, struct sd_privchan *ch, int sfd, int ctl_fd
             sd_dev_free(d->devs[k]);
         free(d->devs);
     }
+    sd_xspool_close(sd);
     sd_store_close(sd);
     for (int k = 0; k < SD_DRIVER_KINDS; k++)
         if (sd->drv[k])
@@ -509,8 +512,10 @@ int main(int argc, char **argv)
         goto out;
     }
     sfd = open_signals();
-    if (sfd < 0 || sd_persist_init(&sd) < 0 || sd_store_open(&sd) < 0 ||
-        open_sockets(&sd, &ctl_fd, &met_fd) < 0 || sd_privdrop(sd.conf, sd.state_fd) < 0)
+    if (sfd < 0 || sd_persist_init(&sd) < 0 || sd_store_open(&sd) < 0)
+        goto out;
+    sd_xspool_open(&sd); /* with the main connection: before the privileges are dropped */
+    if (open_sockets(&sd, &ctl_fd, &met_fd) < 0 || sd_privdrop(sd.conf, sd.state_fd) < 0)
         goto out;
     sd_persist_history_load(&sd);
     if (open_domains(&sd, ch) < 0)

@@ -70,12 +70,17 @@ static unsigned paired_count(const struct sd_dom *d)
     return n;
 }
 
-static void clear_dev_flags(struct sd_dom *d)
+/* The per-recovery flags of every device, cleared. A switched device's
+ * permissions still to set (chmod_pending) outlive the recovery that
+ * switched it (sd_rewire_perms_tick sets them once it is over), but not the
+ * start of the next, whose rewire sets them again. */
+static void clear_dev_flags(struct sd_dom *d, bool keep_perms)
 {
     for (unsigned i = 0; i < d->ndevs; i++) {
         struct sd_dev *v = d->devs[i];
         v->rewired = v->reconnected = v->shadow_aware = v->base_unknown = v->gave_up = false;
-        v->hot_switched = v->chmod_pending = false;
+        v->hot_switched = false;
+        v->chmod_pending = v->chmod_pending && keep_perms;
         v->rewire_tries = 0;
         v->rec_base = 0;
     }
@@ -179,7 +184,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
         r->warm = false;
         r->t_restarted = r->t_rewired = 0;
         r->next_try_ms = now + sd_backoff_ms(d);
-        clear_dev_flags(d);
+        clear_dev_flags(d, false);
         sd_persist_save_rec(d);
         sd_publish(d);
         return;
@@ -209,7 +214,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
     d->srv.error[0] = 0;
     if ((unsigned)src < SRC_COUNT && kind != RK_START)
         d->n_detect[src]++;
-    clear_dev_flags(d);
+    clear_dev_flags(d, false);
     if (kind == RK_START)
         sd_dlog(d, "starting the driver domain: %s", why);
     else
@@ -236,7 +241,6 @@ static void created(struct sd_dom *d, unsigned domid, bool warm)
     r->warm = warm;
     r->t_restarted = now;
     r->phase = PH_REWIRE;
-    r->rewire_next = 0;
     d->srv.domid = domid;
     d->srv.hb.start_ms = now;
     char hot[96] = "";
@@ -414,8 +418,6 @@ static void check_reconnect(struct sd_dom *d, struct sd_dev *v);
 static void finish(struct sd_dom *d, const char *why_partial)
 {
     struct sd_recovery *r = &d->rec;
-    for (unsigned i = 0; i < d->ndevs; i++)
-        sd_rewire_switched_perms(d, d->devs[i], r->new_domid);
     uint64_t now = sd_now();
     unsigned n = 0, ok = 0, stock = 0, stock_up = 0;
     for (unsigned i = 0; i < d->ndevs; i++) {
@@ -471,7 +473,7 @@ static void finish(struct sd_dom *d, const char *why_partial)
         v->report_due = false;
     }
     d->nreporters = 0;
-    clear_dev_flags(d);
+    clear_dev_flags(d, true);
     sd_hot_reset(d); /* the switch took the connections it used; others may be stale */
     d->state = DS_UP;
     d->up_since = now;
@@ -515,33 +517,62 @@ void sd_recover_fe_event(struct sd_dom *d, struct sd_dev *v)
         finish(d, NULL);
 }
 
+/* A chunk of devices rewired on xspool's connections at once. */
+struct rewire_job {
+    struct sd_dom *d;
+    struct sd_dev *v[SD_REWIRE_CHUNK];
+    int rc[SD_REWIRE_CHUNK];
+};
+
+static void rewire_one(struct xs_handle *xs, unsigned i, void *arg)
+{
+    struct rewire_job *j = arg;
+    struct sd_dev *v = j->v[i];
+    j->rc[i] =
+        sd_rewire_dev(xs, j->d, v, j->d->rec.new_domid, j->d->rec.resumed || v->rewire_tries > 0);
+}
+
+static bool rewire_wanted(const struct sd_dev *v)
+{
+    return v->paired && !v->rewired && v->rewire_tries < REWIRE_MAX_TRIES;
+}
+
+/* Every paired device rewired (or given up on after REWIRE_MAX_TRIES), a
+ * chunk a loop turn. The devices of a chunk are rewired at once, each its
+ * own transaction on one of xspool's connections: no guest's device waits
+ * for the others' round trips, and one that fails is tried again later
+ * without holding up the rest. */
 static void step_rewire(struct sd_dom *d, uint64_t now)
 {
     struct sd_recovery *r = &d->rec;
     if (now < r->next_try_ms)
         return;
-    unsigned done = 0;
-    while (r->rewire_next < d->ndevs && done < SD_REWIRE_CHUNK) {
-        struct sd_dev *v = d->devs[r->rewire_next];
-        if (!v->paired || v->rewired) {
-            r->rewire_next++;
-            continue;
-        }
-        if (sd_rewire_dev(d, v, r->new_domid) < 0) {
-            if (++v->rewire_tries < REWIRE_MAX_TRIES) {
-                r->next_try_ms = now + REWIRE_RETRY_MS;
-                return;
-            }
+    struct rewire_job j = {.d = d};
+    unsigned nj = 0;
+    for (unsigned i = 0; i < d->ndevs && nj < SD_REWIRE_CHUNK; i++)
+        if (rewire_wanted(d->devs[i]))
+            j.v[nj++] = d->devs[i];
+    if (nj)
+        sd_xspool_run(d->sd, nj, rewire_one, &j);
+    bool retry = false;
+    for (unsigned i = 0; i < nj; i++) {
+        struct sd_dev *v = j.v[i];
+        if (j.rc[i] >= 0) {
+            v->rewired = true;
+            d->devs_dirty = true;
+        } else if (++v->rewire_tries < REWIRE_MAX_TRIES) {
+            retry = true;
+        } else {
             sd_dlog(d, "recovery %u: rewire: giving up on %s %u of guest %u after %u tries", r->id,
                     v->type, v->devid, v->fe, v->rewire_tries);
-            r->rewire_next++;
-            continue;
         }
-        v->rewired = true;
-        r->rewire_next++;
-        done++;
     }
-    if (r->rewire_next < d->ndevs) {
+    bool left = false;
+    for (unsigned i = 0; i < d->ndevs && !left; i++)
+        left = rewire_wanted(d->devs[i]);
+    if (left) {
+        if (retry)
+            r->next_try_ms = sd_now() + REWIRE_RETRY_MS;
         sd_persist_save_rec(d); /* what is rewired so far */
         return;
     }
@@ -581,9 +612,6 @@ void sd_recover_tick(struct sd_dom *d, uint64_t now)
         step_rewire(d, now);
         break;
     case PH_RECONNECT:
-        /* The turn after the switch: the failed domain's destroy is started. */
-        for (unsigned i = 0; i < d->ndevs; i++)
-            sd_rewire_switched_perms(d, d->devs[i], d->rec.new_domid);
         if (now >= d->rec.deadline) {
             char w[32], why[96];
             sd_format_duration(w, sizeof(w), d->conf->reconnect_timeout_ms);
@@ -649,6 +677,8 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
     AT(sd_standby_wake(d));
     AT(sd_reap_wake(d));
     AT(sd_hot_wake(d));
+    if (sd_rewire_perms_due(d))
+        AT(now);
 #undef AT
     return w;
 }
@@ -662,6 +692,7 @@ static void resume(struct sd_dom *d)
     char err[256];
     uint64_t now = sd_now();
     d->state = DS_RECOVERING;
+    r->resumed = true;
     if (r->id >= d->next_rec_id)
         d->next_rec_id = r->id;
     sd_dlog(d,
@@ -686,7 +717,7 @@ static void resume(struct sd_dom *d)
         r->phase = PH_RESTART;
         r->destroyed = false;
         r->next_try_ms = now + sd_backoff_ms(d);
-        clear_dev_flags(d);
+        clear_dev_flags(d, false);
         d->srv.domid = r->old_domid;
         sd_persist_save_rec(d);
         sd_publish(d);
@@ -696,8 +727,7 @@ static void resume(struct sd_dom *d)
     d->srv.hb.start_ms = now;
     sd_store_watch_dom(d);
     if (r->phase == PH_REWIRE) {
-        r->rewire_next = 0; /* rewiring is idempotent: done devices are skipped */
-        r->next_try_ms = now;
+        r->next_try_ms = now; /* rewiring is idempotent: done devices are skipped */
     } else {
         r->deadline = now + d->conf->reconnect_timeout_ms;
         for (unsigned i = 0; i < d->ndevs; i++)
@@ -786,6 +816,7 @@ static void startup_serving(struct sd_dom *d)
 
 void sd_recover_startup(struct sd_dom *d)
 {
+    d->perms_unknown = true;
     startup_serving(d);
     if (!d->startup_pending)
         sd_standby_startup(d); /* after: it must not take the serving domain for a standby */

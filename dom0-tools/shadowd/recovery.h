@@ -32,10 +32,10 @@ struct sd_recovery {
     unsigned attempts;    /* restarts made in this recovery */
     bool op_pending;      /* a driver create/destroy in flight */
     bool destroyed;       /* old domain destroyed (or gone) */
-    unsigned rewire_next; /* index of the next device to rewire */
     uint64_t deadline;    /* PH_RECONNECT: give up waiting */
     bool warm;            /* the new domain is a promoted standby */
     bool fenced;          /* the old domain is fenced, not destroyed: destroyed after (fence.c) */
+    bool resumed;         /* by a restarted shadowd: a device may be rewired already */
     /* The old domain as the detection saw it, when that was final (shut
      * down, dying, gone: no domain comes back from them): taking it out
      * needs no second look through the driver (210 ms on Xen in QEMU).

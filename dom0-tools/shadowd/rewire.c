@@ -83,10 +83,9 @@ int sd_rewire_chmod(struct xs_handle *xs, xs_transaction_t t, const char *dir, u
     return chmod_tree(xs, t, dir, p, 2, 0, &budget, is_fe ? dir : NULL);
 }
 
-int sd_rewire_write_be(struct sd_dom *d, const struct sd_dev *v, unsigned drv, xs_transaction_t t,
-                       const char *be, const char *front)
+int sd_rewire_write_be(struct xs_handle *xs, const struct sd_dev *v, unsigned drv,
+                       xs_transaction_t t, const char *be, const char *front)
 {
-    struct xs_handle *xs = d->sd->xs;
     char num[32];
     /* Owned by the new driver domain, readable by the guest. */
     struct xs_permissions be_perms[2] = {{.id = drv, .perms = XS_PERM_NONE},
@@ -104,23 +103,25 @@ int sd_rewire_write_be(struct sd_dom *d, const struct sd_dev *v, unsigned drv, x
     return 0;
 }
 
-/* What every rewire of v reads first, inside t: the next generation, and
- * whether the frontend is shadow-aware, with its recoveries so far. */
-static uint64_t read_frontend(struct sd_dom *d, struct sd_dev *v, xs_transaction_t t)
+/* What every rewire of v reads, inside t: the next generation, and
+ * whether the frontend is shadow-aware, with its recoveries so far. One
+ * that holds a standby connection is (hotsb.c attaches only those): its
+ * state is not read again. */
+static uint64_t read_frontend(struct xs_handle *xs, struct sd_dev *v, xs_transaction_t t,
+                              bool aware)
 {
-    struct xs_handle *xs = d->sd->xs;
     uint64_t g = 0;
     if (xsu_read_u64(xs, t, v->fe_path, USK_FE_GENERATION, GEN_MAX, &g) < 0)
         g = 0; /* absent or nonsense: ours is the reference */
     uint64_t rec = 0;
-    v->shadow_aware = false;
-    char *st = xsu_read(xs, t, v->fe_path, USK_FE_STATE, 32);
-    if (st) {
-        v->shadow_aware = true;
+    v->shadow_aware = aware;
+    if (!aware) {
+        char *st = xsu_read(xs, t, v->fe_path, USK_FE_STATE, 32);
+        v->shadow_aware = st != NULL;
         free(st);
-        if (xsu_read_u64(xs, t, v->fe_path, USK_FE_RECOVERIES, UINT64_MAX, &rec) < 0)
-            rec = 0;
     }
+    if (v->shadow_aware && xsu_read_u64(xs, t, v->fe_path, USK_FE_RECOVERIES, UINT64_MAX, &rec) < 0)
+        rec = 0;
     v->rec_base = rec;
     return (g > v->generation ? g : v->generation) + 1;
 }
@@ -129,10 +130,10 @@ static uint64_t read_frontend(struct sd_dom *d, struct sd_dev *v, xs_transaction
  * (not its slots: hotsb.c sets theirs); backend, backend-id, generation.
  * Without chmod the permissions are left to the caller: a hot switch sets
  * them after its own transaction (sd_rewire_switched_perms). */
-static int point_frontend(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transaction_t t,
-                          const char *be, uint64_t gen, const char **what, bool chmod)
+static int point_frontend(struct xs_handle *xs, struct sd_dom *d, struct sd_dev *v, unsigned drv,
+                          xs_transaction_t t, const char *be, uint64_t gen, const char **what,
+                          bool chmod)
 {
-    struct xs_handle *xs = d->sd->xs;
     char num[32];
     *what = "set the frontend dir's permissions";
     if (chmod && sd_rewire_chmod(xs, t, v->fe_path, v->fe, drv, true) < 0)
@@ -155,9 +156,13 @@ static int point_frontend(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_t
 
 /* The slot v holds for domain drv, its backend being be: SD_SLOT_A or
  * SD_SLOT_B, with *up if the frontend has it Connected; 0 if it holds none
- * for drv. The slot and FE/shadow/standby are the guest's: each is checked
- * against the backend dir, which only dom0 and drv write. */
-static int held_slot(struct xs_handle *xs, xs_transaction_t t, const struct sd_dev *v, unsigned drv,
+ * for drv. FE/shadow/standby and the slot are the guest's; be, which only
+ * dom0 and drv write, must name the slot back (hotsb.c wrote both at the
+ * attach). The slot's own backend keys are not read again: a guest that
+ * changed them since misleads only its own frontend, which is pointed at
+ * be whatever they say (three round trips fewer a device in a promotion:
+ * on Xen in QEMU a round trip is some 20 ms). */
+static int held_slot(struct xs_handle *xs, xs_transaction_t t, const struct sd_dev *v,
                      const char *be, bool *up)
 {
     char slot[160];
@@ -167,15 +172,12 @@ static int held_slot(struct xs_handle *xs, xs_transaction_t t, const struct sd_d
     *up = false;
     if (s < 0 || !sd_slot_path(slot, sizeof(slot), v->fe_path, s))
         return 0;
-    char *b = xsu_read(xs, t, slot, PVK_BACKEND, 256);
     char *f = xsu_read(xs, t, be, PVK_FRONTEND, 256);
-    uint64_t id = 0, st = 0;
-    bool held = b && f && !strcmp(b, be) && !strcmp(f, slot) &&
-                xsu_read_u64(xs, t, slot, PVK_BACKEND_ID, 0x7FEF, &id) == 0 && id == drv;
-    free(b);
+    bool held = f && !strcmp(f, slot);
     free(f);
     if (!held)
         return 0;
+    uint64_t st = 0;
     *up = xsu_read_u64(xs, t, slot, PVK_STATE, 7, &st) == 0 && st == 4;
     return s;
 }
@@ -183,14 +185,13 @@ static int held_slot(struct xs_handle *xs, xs_transaction_t t, const struct sd_d
 /* The writes of one rewire, inside t (or XBT_NULL). 0, or -1 with errno and
  * the failing step in *what; *hot says the device was switched to the
  * connection it held Connected. */
-static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transaction_t t,
-                     const char *be, uint64_t *gen_out, const char **what, bool *hot,
-                     bool *switched)
+static int write_all(struct xs_handle *xs, struct sd_dom *d, struct sd_dev *v, unsigned drv,
+                     xs_transaction_t t, const char *be, uint64_t *gen_out, const char **what,
+                     bool *hot, bool *switched)
 {
-    struct xs_handle *xs = d->sd->xs;
-    uint64_t gen = read_frontend(d, v, t);
     bool up;
-    int s = held_slot(xs, t, v, drv, be, &up);
+    int s = held_slot(xs, t, v, be, &up);
+    uint64_t gen = read_frontend(xs, v, t, s > 0);
     *hot = *switched = false;
     if (s) {
         /* Switch: the backend dir is there, naming the slot. FE's
@@ -200,7 +201,7 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
         char sb[160];
         *what = "point the frontend at its standby connection";
         *switched = true;
-        if (point_frontend(d, v, drv, t, be, gen, what, false) < 0 ||
+        if (point_frontend(xs, d, v, drv, t, be, gen, what, false) < 0 ||
             !xsu_path(sb, sizeof(sb), v->fe_path, USK_FE_STANDBY) ||
             (!xs_rm(xs, t, sb) && errno != ENOENT))
             return -1;
@@ -209,8 +210,8 @@ static int write_all(struct sd_dom *d, struct sd_dev *v, unsigned drv, xs_transa
         return 0;
     }
     *what = "write the backend dir";
-    if (sd_rewire_write_be(d, v, drv, t, be, v->fe_path) < 0 ||
-        point_frontend(d, v, drv, t, be, gen, what, true) < 0)
+    if (sd_rewire_write_be(xs, v, drv, t, be, v->fe_path) < 0 ||
+        point_frontend(xs, d, v, drv, t, be, gen, what, true) < 0)
         return -1;
     *gen_out = gen;
     return 0;
@@ -228,9 +229,8 @@ struct rewire_txn {
 
 static int rewire_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
 {
-    (void)xs;
     struct rewire_txn *r = arg;
-    return write_all(r->d, r->v, r->drv, t, r->be, &r->gen, &r->what, &r->hot, &r->switched);
+    return write_all(xs, r->d, r->v, r->drv, t, r->be, &r->gen, &r->what, &r->hot, &r->switched);
 }
 
 static int chmod_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
@@ -239,20 +239,19 @@ static int chmod_body(struct xs_handle *xs, xs_transaction_t t, void *arg)
     return sd_rewire_chmod(xs, t, r->v->fe_path, r->v->fe, r->drv, true);
 }
 
-/* The rewire's writes are in: what shadowd keeps of them. */
-static void rewired(struct sd_dom *d, struct sd_dev *v, const struct rewire_txn *r)
+/* The rewire's writes are in: what shadowd keeps of them (the caller marks
+ * the devices dirty: this may run in one of xspool's threads). */
+static void rewired(struct sd_dev *v, const struct rewire_txn *r)
 {
     v->generation = r->gen;
     v->hot_switched = r->hot;
     v->chmod_pending = r->switched;
-    d->devs_dirty = true;
 }
 
 /* Already rewired to drv (a resumed recovery)? Its backend dir names FE or
  * one of FE's slots. */
-static bool already_done(struct sd_dom *d, const struct sd_dev *v, unsigned drv, const char *be)
+static bool already_done(struct xs_handle *xs, const struct sd_dev *v, unsigned drv, const char *be)
 {
-    struct xs_handle *xs = d->sd->xs;
     char *b = xsu_read(xs, XBT_NULL, v->fe_path, PVK_BACKEND, 256);
     char *f = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
     uint64_t id = 0;
@@ -264,22 +263,38 @@ static bool already_done(struct sd_dom *d, const struct sd_dev *v, unsigned drv,
     return done;
 }
 
-int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
+int sd_rewire_dev(struct xs_handle *xs, struct sd_dom *d, struct sd_dev *v, unsigned drv,
+                  bool maybe_done)
 {
-    struct xs_handle *xs = d->sd->xs;
     char be[160];
     sd_be_path(be, sizeof(be), drv, v);
-    if (already_done(d, v, drv, be)) {
+    if (maybe_done && already_done(xs, v, drv, be)) {
         v->base_unknown = true;
         char *st = xsu_read(xs, XBT_NULL, v->fe_path, USK_FE_STATE, 32);
         v->shadow_aware = st != NULL;
         free(st);
         return 1;
     }
+    /* The backend dir's parent (BE's type/guest level) made first, outside
+     * the transaction: made inside, it adds a child to the type's dir that
+     * every other guest's rewire adds one to as well, and rewires that run
+     * at once (xspool.c) would conflict on it and be retried. A node made
+     * this way gets the permissions it would get inside. Not for a switch:
+     * the standby's attach made it. */
+    if (!(v->hot_known && v->hot_slot && v->hot_domid == drv)) {
+        char parent[160];
+        snprintf(parent, sizeof(parent), "%s", be);
+        char *slash = strrchr(parent, '/');
+        if (slash)
+            *slash = 0;
+        if (slash && !xs_mkdir(xs, XBT_NULL, parent))
+            sd_dlog(d, "rewire %s %u of guest %u: make %s: %s (made in the transaction then)",
+                    v->type, v->devid, v->fe, parent, strerror(errno));
+    }
     struct rewire_txn r = {.d = d, .v = v, .drv = drv, .be = be, .what = "start a transaction"};
     const char *call;
     if (xsu_txn(xs, rewire_body, &r, &call) == 0) {
-        rewired(d, v, &r);
+        rewired(v, &r);
         return 0;
     }
     if (!call) {
@@ -297,28 +312,89 @@ int sd_rewire_dev(struct sd_dom *d, struct sd_dev *v, unsigned drv)
     }
     sd_dlog(d, "rewire %s %u of guest %u: the transaction keeps conflicting; writing in order",
             v->type, v->devid, v->fe);
-    if (write_all(d, v, drv, XBT_NULL, be, &r.gen, &r.what, &r.hot, &r.switched) < 0) {
+    if (write_all(xs, d, v, drv, XBT_NULL, be, &r.gen, &r.what, &r.hot, &r.switched) < 0) {
         sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, r.what,
                 strerror(errno));
         return -1;
     }
-    rewired(d, v, &r);
+    rewired(v, &r);
     return 0;
 }
 
 /* After a switch: FE readable by the standby's domain (and no longer by the
  * failed one, fenced already). A failure leaves FE as it was - logged; the
  * next rewire sets it again. */
-void sd_rewire_switched_perms(struct sd_dom *d, struct sd_dev *v, unsigned drv)
+void sd_rewire_switched_perms(struct xs_handle *xs, struct sd_dom *d, struct sd_dev *v,
+                              unsigned drv)
 {
     if (!v->chmod_pending)
         return;
     v->chmod_pending = false;
     struct rewire_txn r = {.d = d, .v = v, .drv = drv};
     const char *call;
-    if (xsu_txn(d->sd->xs, chmod_body, &r, &call) < 0)
+    if (xsu_txn(xs, chmod_body, &r, &call) < 0)
         sd_dlog(d, "rewire %s %u of guest %u: set the frontend dir's permissions: %s: %s", v->type,
                 v->devid, v->fe, call ? call : "a read or write", strerror(errno));
+}
+
+/* Switched devices' permissions set a loop turn: one turn is a round trip
+ * or two per node of each FE on each of xspool's connections, and the loop
+ * does nothing else meanwhile (on Xen in QEMU some 20 ms a round trip). */
+#define PERMS_CHUNK (SD_XSPOOL_MAX + 1)
+
+struct perms_job {
+    struct sd_dom *d;
+    struct sd_dev *v[PERMS_CHUNK];
+};
+
+static void perms_one(struct xs_handle *xs, unsigned i, void *arg)
+{
+    struct perms_job *j = arg;
+    sd_rewire_switched_perms(xs, j->d, j->v[i], j->d->srv.domid);
+}
+
+bool sd_rewire_perms_due(const struct sd_dom *d)
+{
+    if (d->state != DS_UP || !d->srv.domid)
+        return false;
+    if (d->perms_unknown)
+        return true;
+    for (unsigned i = 0; i < d->ndevs; i++)
+        if (d->devs[i]->chmod_pending && d->devs[i]->paired)
+            return true;
+    return false;
+}
+
+/* After a start: a paired device whose FE is not n<guest>,r<serving> was
+ * switched by a shadowd that died before it set them. One read a device. */
+static void perms_look(struct sd_dom *d)
+{
+    d->perms_unknown = false;
+    for (unsigned i = 0; i < d->ndevs; i++) {
+        struct sd_dev *v = d->devs[i];
+        if (!v->paired)
+            continue;
+        unsigned n = 0;
+        struct xs_permissions *p = xs_get_permissions(d->sd->xs, XBT_NULL, v->fe_path, &n);
+        v->chmod_pending = p && (n != 2 || p[0].id != v->fe || p[0].perms != XS_PERM_NONE ||
+                                 p[1].id != d->srv.domid || p[1].perms != XS_PERM_READ);
+        free(p);
+    }
+}
+
+void sd_rewire_perms_tick(struct sd_dom *d)
+{
+    if (!sd_rewire_perms_due(d))
+        return;
+    if (d->perms_unknown)
+        perms_look(d);
+    struct perms_job j = {.d = d};
+    unsigned n = 0;
+    for (unsigned i = 0; i < d->ndevs && n < PERMS_CHUNK; i++)
+        if (d->devs[i]->chmod_pending && d->devs[i]->paired)
+            j.v[n++] = d->devs[i];
+    if (n)
+        sd_xspool_run(d->sd, n, perms_one, &j);
 }
 
 /* The dir the frontend's connection to be is in: the one be's `frontend`
@@ -333,14 +409,17 @@ static const char *live_dir(struct xs_handle *xs, const struct sd_dev *v, const 
     return s > 0 && sd_slot_path(buf, len, v->fe_path, s) ? buf : v->fe_path;
 }
 
+/* The frontend's word first: while it is not live (each of its writes is
+ * an event that brings shadowd here), one read says no, where the two
+ * dirs' states would be three that say yes (a hot switch keeps both
+ * Connected throughout). */
 bool sd_rewire_reconnected(struct sd_dom *d, struct sd_dev *v, unsigned drv)
 {
     struct xs_handle *xs = d->sd->xs;
     char be[160], slot[192];
-    sd_be_path(be, sizeof(be), drv, v);
-    if (xsu_read_state(xs, be) != 4 ||
-        xsu_read_state(xs, live_dir(xs, v, be, slot, sizeof(slot))) != 4) {
+    if (v->shadow_aware) {
         char *st = xsu_read(xs, XBT_NULL, v->fe_path, USK_FE_STATE, 32);
+        bool live = st && !strcmp(st, USK_STATE_LIVE);
         if (st && !strcmp(st, USK_STATE_FAILED) && !v->gave_up) {
             v->gave_up = true;
             sd_dlog(d,
@@ -349,17 +428,18 @@ bool sd_rewire_reconnected(struct sd_dom *d, struct sd_dev *v, unsigned drv)
                     d->rec.id, v->type, v->devid, v->fe);
         }
         free(st);
-        return false;
+        uint64_t rec = 0;
+        if (!live ||
+            xsu_read_u64(xs, XBT_NULL, v->fe_path, USK_FE_RECOVERIES, UINT64_MAX, &rec) < 0 ||
+            (!v->base_unknown && rec <= v->rec_base))
+            return false;
     }
+    sd_be_path(be, sizeof(be), drv, v);
+    if (xsu_read_state(xs, be) != 4 ||
+        xsu_read_state(xs, live_dir(xs, v, be, slot, sizeof(slot))) != 4)
+        return false;
     if (!v->shadow_aware)
         return true; /* an ordinary frontend: connected is all it can say */
-    char *st = xsu_read(xs, XBT_NULL, v->fe_path, USK_FE_STATE, 32);
-    bool live = st && !strcmp(st, USK_STATE_LIVE);
-    free(st);
-    uint64_t rec = 0;
-    if (!live || xsu_read_u64(xs, XBT_NULL, v->fe_path, USK_FE_RECOVERIES, UINT64_MAX, &rec) < 0 ||
-        (!v->base_unknown && rec <= v->rec_base))
-        return false;
     char *last = xsu_read(xs, XBT_NULL, v->fe_path, USK_FE_LAST_RECOVERY, 127);
     snprintf(v->fe_last, sizeof(v->fe_last), "%s", last ? last : "");
     free(last);
