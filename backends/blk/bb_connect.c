@@ -100,18 +100,20 @@ int bb_connect(struct be_dev *be)
 {
     struct bb_dev *d = be_priv(be);
     uint64_t nq, order, pers;
+    /* ring-page-order absent reads as UINT64_MAX (past its maximum, so no
+     * value can): order 0 with one ring-ref. Present, even 0, the refs are
+     * ring-ref0..N-1 (blkif.h note 6). */
     if (read_protocol(be) < 0 || be_read_fe_u64(be, PVK_MQ_NUM_QUEUES, BB_MAX_QUEUES, 1, &nq) < 0 ||
-        be_read_fe_u64(be, PVK_BLK_RING_PAGE_ORDER, BB_MAX_RING_ORDER, 0, &order) < 0 ||
+        be_read_fe_u64(be, PVK_BLK_RING_PAGE_ORDER, BB_MAX_RING_ORDER, UINT64_MAX, &order) < 0 ||
         be_read_fe_u64(be, PVK_BLK_FEATURE_PERSISTENT, 1, 0, &pers) < 0)
         return -1;
     if (nq == 0) {
         be_error(be, EINVAL, "frontend %s/multi-queue-num-queues is 0", be_fe_path(be));
         return -1;
     }
-    /* With ring-page-order present (even 0), refs are ring-ref0..N-1 (blkif.h note 6). */
-    char *rpo = xsu_read(be_xs(be), XBT_NULL, be_fe_path(be), PVK_BLK_RING_PAGE_ORDER, 32);
-    bool indexed = rpo != NULL;
-    free(rpo);
+    bool indexed = order != UINT64_MAX;
+    if (!indexed)
+        order = 0;
     d->persistent = pers;
     d->q = calloc(nq, sizeof(*d->q));
     if (!d->q) {

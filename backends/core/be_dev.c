@@ -62,6 +62,7 @@ static void verror(struct be_dev *be, int err, const char *fmt, va_list ap)
     char msg[512];
     vsnprintf(msg, sizeof(msg), fmt, ap);
     BE_LOG(be, "error: %s", msg);
+    be->error_maybe = true;
     if (xsu_printf(be->xs, XBT_NULL, be->path, PVK_ERROR, "%d %s", err, msg) < 0)
         BE_LOG(be, "writing %s/error: %s", be->path, strerror(errno));
 }

@@ -37,6 +37,7 @@ struct be_dev {
     bool connected;     /* ops->connect ran (even if it failed half-way) */
     bool stale;         /* started over an earlier incarnation: see be_xenbus.c */
     bool offline;       /* the toolstack asked for the device to close */
+    bool error_maybe;   /* an error node may be in the dir (ours, or an earlier incarnation's) */
     unsigned fe_events; /* watch events on the frontend's state since it was watched */
     int fe_state;       /* the frontend state last acted on, -1 if none */
     uint64_t inject_seq;

@@ -63,8 +63,15 @@ static void on_evtchn(void *opaque, int fd, uint32_t events)
     struct be_dev *be = opaque;
     xenevtchn_port_or_error_t port = xenevtchn_pending(be->xce);
     if (port < 0) {
-        if (errno != EAGAIN)
+        if (errno == ECONNRESET) {
+            /* The event channel device is gone (on xensim: the daemon, or
+             * our domain); its fd stays readable, so going on would spin. */
+            BE_LOG(be, "reading pending event channel: %s", strerror(errno));
+            be->exit_code = 1;
+            be_loop_stop(be->loop);
+        } else if (errno != EAGAIN) {
             BE_LOG_RL(be, "reading pending event channel: %s", strerror(errno));
+        }
         return;
     }
     /* Unmask first: an event sent while we work is not lost. */

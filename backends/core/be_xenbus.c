@@ -137,13 +137,22 @@ static void disconnect(struct be_dev *be)
     BE_LOG(be, "disconnected from %s", be->fe_path);
 }
 
+/* Remove the error node, if one may be there: one we wrote since the last
+ * removal, or an earlier incarnation's (so the first call always asks). */
+static void clear_error(struct be_dev *be)
+{
+    char p[300];
+    if (!be->error_maybe || !xsu_path(p, sizeof(p), be->path, PVK_ERROR))
+        return;
+    if (xs_rm(be->xs, XBT_NULL, p) || errno == ENOENT)
+        be->error_maybe = false;
+}
+
 static void enter_initwait(struct be_dev *be)
 {
     if (be->offline || publish(be) < 0)
         return;
-    char p[300];
-    if (xsu_path(p, sizeof(p), be->path, PVK_ERROR))
-        xs_rm(be->xs, XBT_NULL, p);
+    clear_error(be);
     be_write_state(be, XenbusStateInitWait);
 }
 
@@ -168,9 +177,7 @@ static void do_connect(struct be_dev *be)
         be_write_state(be, XenbusStateClosing);
         return;
     }
-    char p[300];
-    if (xsu_path(p, sizeof(p), be->path, PVK_ERROR))
-        xs_rm(be->xs, XBT_NULL, p);
+    clear_error(be);
     be_write_state(be, XenbusStateConnected);
 }
 
@@ -233,12 +240,19 @@ static void frontend_changed(struct be_dev *be)
     }
 }
 
-static bool is_config_key(struct be_dev *be, const char *path)
+/* The key of a path in the backend dir ("" for the dir itself), or NULL. */
+static const char *dir_key(struct be_dev *be, const char *path)
 {
     size_t n = strlen(be->path);
-    if (strncmp(path, be->path, n) || path[n] != '/')
-        return false;
-    const char *key = path + n + 1;
+    if (strncmp(path, be->path, n))
+        return NULL;
+    if (!path[n])
+        return "";
+    return path[n] == '/' ? path + n + 1 : NULL;
+}
+
+static bool is_config_key(struct be_dev *be, const char *key)
+{
     if (!strcmp(key, PVK_FRONTEND) || !strcmp(key, PVK_FRONTEND_ID))
         return true;
     for (const char *const *k = be->ops->config_keys; k && *k; k++)
@@ -247,20 +261,35 @@ static bool is_config_key(struct be_dev *be, const char *path)
     return false;
 }
 
+/* An event of the watch on the backend dir. It fires for every write in the
+ * dir, ours included (state, error, each feature the class publishes): only
+ * the dir's own path, online and the config keys are looked at. The dir's
+ * own path is what the watch reports at its registration and when the dir,
+ * or a dir above it, is removed (xenstored fires a watch with its own node
+ * then); that event may follow any change, so it checks everything. */
 static void backend_changed(struct be_dev *be, const char *path)
 {
-    if (!be_dir_exists(be)) {
+    const char *key = dir_key(be, path);
+    if (!key)
+        return;
+    bool dir = !*key, online = !strcmp(key, PVK_ONLINE), config = is_config_key(be, key);
+    if (!dir && !online && !config)
+        return;
+    /* The toolstack detaches a device with online=0 (and state Closing).
+     * online is read first when it is looked at: found, it says the dir is
+     * there too, and the dir is not read (absent, online defaults to 1). */
+    uint64_t on = UINT64_MAX;
+    int r = -1;
+    if ((dir || online) && !be->offline)
+        r = xsu_read_u64_default(be->xs, XBT_NULL, be->path, PVK_ONLINE, 1, UINT64_MAX, &on);
+    if ((r < 0 || on == UINT64_MAX) && !be_dir_exists(be)) {
         BE_LOG(be, "backend dir %s removed; exiting", be->path);
         disconnect(be);
         be->exit_code = 0;
         be_loop_stop(be->loop);
         return;
     }
-    /* The toolstack detaches a device with online=0 (and state Closing). */
-    uint64_t online;
-    if (!be->offline &&
-        xsu_read_u64_default(be->xs, XBT_NULL, be->path, PVK_ONLINE, 1, 1, &online) == 0 &&
-        online == 0) {
+    if (r == 0 && on == 0) {
         BE_LOG(be, "toolstack set online=0: closing");
         be->offline = true;
         if (be->connected)
@@ -269,7 +298,7 @@ static void backend_changed(struct be_dev *be, const char *path)
             be_write_state(be, XenbusStateClosed);
         return;
     }
-    if (!be->set_up && is_config_key(be, path))
+    if (!be->set_up && (dir || config))
         try_setup(be);
 }
 
@@ -308,11 +337,13 @@ void be_xenbus_watch_event(struct be_dev *be, const char *path, const char *toke
 
 int be_xenbus_start(struct be_dev *be)
 {
-    if (!be_dir_exists(be)) {
+    /* A state read means the dir is there; only without one is it looked up. */
+    be->state = xsu_read_state(be->xs, be->path);
+    if (be->state < 0 && !be_dir_exists(be)) {
         BE_LOG(be, "backend dir %s does not exist", be->path);
         return -1;
     }
-    be->state = xsu_read_state(be->xs, be->path);
+    be->error_maybe = true;
     if (be->state > XenbusStateInitialising)
         BE_LOG(be, "backend dir holds state %s of an earlier backend; resetting",
                xsu_state_name(be->state));
@@ -329,11 +360,20 @@ int be_xenbus_start(struct be_dev *be)
     }
     free(v);
 
-    if (!xs_watch(be->xs, be->path, "be") || !xs_watch(be->xs, be->inject_path, "inj")) {
+    if (!xs_watch(be->xs, be->inject_path, "inj")) {
+        BE_LOG(be, "watching %s: %s", be->inject_path, strerror(errno));
+        return -1;
+    }
+    /* The backend dir is watched once setup and publication are done, so
+     * that their writes (a dozen keys and the state) fire no event. The
+     * watch's first event, at registration, looks at everything again
+     * (backend_changed): a removal, online=0 or a config key written in
+     * between is not missed, and a setup that failed is retried once. */
+    try_setup(be);
+    if (!xs_watch(be->xs, be->path, "be")) {
         BE_LOG(be, "watching %s: %s", be->path, strerror(errno));
         return -1;
     }
-    try_setup(be);
     return 0;
 }
 
