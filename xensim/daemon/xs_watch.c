@@ -88,11 +88,14 @@ void xs_watch_fire(const char *path, bool exact, const struct xs_perm *perms, un
                    const struct xs_perm *old, unsigned nold)
 {
     for (struct xs_conn *c = xs_conn_list(); c; c = c->next) {
-        if (!c->watches || !permitted(c, path, perms, nperms, old, nold))
-            continue;
+        int allowed = -1; /* looked up once a watch of c matches */
         for (struct xs_watch *w = c->watches; w; w = w->next) {
             bool match = exact ? strcmp(path, w->node) == 0 : xs_path_is_child(path, w->node);
-            if (match)
+            if (!match)
+                continue;
+            if (allowed < 0)
+                allowed = permitted(c, path, perms, nperms, old, nold);
+            if (allowed)
                 xs_conn_event(c, event_path(c, w, path), w->token);
         }
     }
