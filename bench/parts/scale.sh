@@ -333,14 +333,13 @@ EOF
         # were live, before the stuck one was let go)
         if [ "$MODE" = stuck ]; then cat "$W/others.lr"; else fe_all shadow/last-recovery; fi >"$W/lr"
         sed -n 's/.*total=\([0-9]*\).*/\1/p' "$W/lr" | paste -sd' ' >>"$pre.fe-totals"
-        read -r "v[fe_replay]" "v[fe_reconnect]" "v[fe_total_med]" "v[fe_total_max]" < <(cat "$W/lr" |
-            awk '{ for (k = 1; k <= NF; k++) { split($k, a, "="); f[a[1]] = a[2] }
+        read -r "v[fe_replay]" "v[fe_reconnect]" "v[fe_total_med]" "v[fe_total_max]" < <(awk '{ for (k = 1; k <= NF; k++) { split($k, a, "="); f[a[1]] = a[2] }
                    if (f["replay"] > rp) rp = f["replay"]; if (f["reconnect"] > rc) rc = f["reconnect"]
                    t[NR] = f["total"] }
                  END { m = asort_n(t, NR); print rp + 0, rc + 0, t[int((NR + 1) / 2)], t[NR] }
                  function asort_n(x, n,    i, j, y) {
                      for (i = 2; i <= n; i++) { y = x[i]; for (j = i - 1; j >= 1 && x[j] > y; j--) x[j + 1] = x[j]; x[j + 1] = y }
-                     return n }')
+                     return n }' "$W/lr")
         # Backends up (cold): the new agent's start to its last blkback's
         # (their /proc start times; the agent starts one as each dir is
         # rewired). Hot, they were up before the crash.

@@ -353,6 +353,11 @@ static void perms_one(struct xs_handle *xs, unsigned i, void *arg)
     sd_rewire_switched_perms(xs, j->d, j->v[i], j->d->srv.domid);
 }
 
+static bool perms_wanted(const struct sd_dev *v)
+{
+    return v->chmod_pending && v->paired;
+}
+
 bool sd_rewire_perms_due(const struct sd_dom *d)
 {
     if (d->state != DS_UP || !d->srv.domid)
@@ -360,7 +365,7 @@ bool sd_rewire_perms_due(const struct sd_dom *d)
     if (d->perms_unknown)
         return true;
     for (unsigned i = 0; i < d->ndevs; i++)
-        if (d->devs[i]->chmod_pending && d->devs[i]->paired)
+        if (perms_wanted(d->devs[i]))
             return true;
     return false;
 }
@@ -391,7 +396,7 @@ void sd_rewire_perms_tick(struct sd_dom *d)
     struct perms_job j = {.d = d};
     unsigned n = 0;
     for (unsigned i = 0; i < d->ndevs && n < PERMS_CHUNK; i++)
-        if (d->devs[i]->chmod_pending && d->devs[i]->paired)
+        if (perms_wanted(d->devs[i]))
             j.v[n++] = d->devs[i];
     if (n)
         sd_xspool_run(d->sd, n, perms_one, &j);
