@@ -62,6 +62,6 @@ $(TBIN)/unit/dom0-lvxml_test: $(OBJ)/tests/dom0/unit/lvxml_test.o $(OBJ)/$(D0)/s
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(D0_LIBVIRT_LIBS)
 
-ALL_TARGETS += $(BIN)/shadowd $(BIN)/shadowd-priv $(BIN)/shadowctl $(TBIN)/dom0/tfe $(TBIN)/dom0/tbe $(TBIN)/dom0/xsdev \
+ALL_TARGETS += $(BIN)/shadowd $(BIN)/shadowd-priv $(BIN)/shadowctl $(TBIN)/dom0/tfe $(TBIN)/dom0/tbe $(TBIN)/dom0/xsdev $(TBIN)/dom0/xsflood \
                $(TBIN)/dom0/privpoke $(TBIN)/dom0/notifyrecv \
                $(patsubst %,$(TBIN)/unit/dom0-%,$(D0_UNITS))
