@@ -1,22 +1,23 @@
 /* hyp_evtchn.c - event channels: Xen's common/event_channel.c semantics for
- * the ports of each domain, and Linux's evtchn driver semantics for the user
- * handles they are bound to.
+ * the ports of each domain, and who may ring whom.
  *
  * Ports are allocated lowest-free from 1 (port 0 is reserved), as Xen's
- * get_free_port does. Delivery follows Xen's pending bit and the driver's
- * masking: an event sets the port pending; if the port is not masked it is
- * delivered to its handle (one HYP_EVT_EVENT on the handle's event socket),
- * which masks it until the handle unmasks it; an event while masked stays
- * pending and is delivered on unmask. A delivery that finds the event socket
- * full waits in the handle's queue (intrusive, so no allocation per event).
+ * get_free_port does. An event is a datagram on the port's doorbell
+ * (hyp_proto.h): the daemon rings it for the events it makes itself, and
+ * hands it to the peer's handle so that notifies skip the daemon. Pending
+ * and masking live in the library, per handle, as they do in Linux's evtchn
+ * driver. Each handle's generation page tells its library when a port's
+ * peer changed, so that it drops the bell it cached.
  */
 #define _GNU_SOURCE
 #include "hyp_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <xen/xen.h>
@@ -54,96 +55,28 @@ static int get_free_port(struct hyp_dom *d, uint32_t *out)
 
 /* --- delivery --------------------------------------------------------------- */
 
-static void q_remove(struct hyp_conn *c, struct hyp_port *p)
+/* An event for port p: one datagram on its doorbell. A full doorbell already
+ * holds an event (pending); a closed one belongs to a handle that is gone. */
+static void ring(struct hyp_port *p)
 {
-    if (p->qprev)
-        p->qprev->qnext = p->qnext;
-    else
-        c->qhead = p->qnext;
-    if (p->qnext)
-        p->qnext->qprev = p->qprev;
-    else
-        c->qtail = p->qprev;
-    p->qprev = p->qnext = NULL;
-    p->queued = false;
+    static const char one = 1;
+    if (p->h && p->bell1)
+        (void)send(p->bell1 - 1, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-static void q_append(struct hyp_conn *c, struct hyp_port *p)
+/* The port's peer changed (bound, closed): its handle's library drops the
+ * peer's bell it cached and asks again (HYP_EVT_PEER). */
+static void bump(struct hyp_port *p, uint32_t pn)
 {
-    p->qnext = NULL;
-    p->qprev = c->qtail;
-    if (c->qtail)
-        c->qtail->qnext = p;
-    else
-        c->qhead = p;
-    c->qtail = p;
-    p->queued = true;
+    if (p->h && p->h->gen)
+        __atomic_add_fetch(&p->h->gen[pn], 1, __ATOMIC_RELEASE);
 }
 
-static void ev_unwatch(struct hyp_conn *c)
+static void drop_bell(struct hyp_port *p)
 {
-    if (c->ev_watched) {
-        evloop_fd_delete(hyp_loop, c->evfd);
-        c->ev_watched = false;
-    }
-}
-
-static void flush(struct hyp_conn *c);
-
-static void ev_cb(void *opaque, int fd, uint32_t events)
-{
-    struct hyp_conn *c = opaque;
-    (void)fd;
-    if (events & (EPOLLHUP | EPOLLERR)) {
-        while (c->qhead)
-            q_remove(c, c->qhead); /* the handle is going away */
-        ev_unwatch(c);
-        return;
-    }
-    flush(c);
-}
-
-static void flush(struct hyp_conn *c)
-{
-    while (c->qhead) {
-        struct hyp_port *p = c->qhead;
-        struct xsim_hdr h = {.op = HYP_EVT_EVENT, .len = sizeof(struct hyp_u32)};
-        struct hyp_u32 b = {port_no(c->dom, p)};
-        if (xsim_send(c->evfd, &h, &b, NULL, 0) < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (!c->ev_watched && evloop_fd_create(hyp_loop, c->evfd, EPOLLOUT, ev_cb, c) == 0)
-                    c->ev_watched = true;
-                return;
-            }
-            while (c->qhead)
-                q_remove(c, c->qhead); /* the library end is gone */
-            break;
-        }
-        q_remove(c, p);
-    }
-    ev_unwatch(c);
-}
-
-/* The driver's interrupt handler: mask the port and queue it for the handle. */
-static void deliver(struct hyp_port *p)
-{
-    p->masked = true;
-    p->pending = false;
-    struct hyp_conn *c = p->h;
-    if (!c || p->queued)
-        return;
-    q_append(c, p);
-    if (!c->ev_watched)
-        flush(c);
-}
-
-static void set_pending(struct hyp_port *p)
-{
-    if (p->pending)
-        return;
-    p->pending = true;
-    if (!p->masked)
-        deliver(p);
+    if (p->bell1)
+        close(p->bell1 - 1);
+    p->bell1 = 0;
 }
 
 /* EVTCHNOP_send from local port p of d. */
@@ -155,14 +88,13 @@ static void send_from(struct hyp_dom *d, struct hyp_port *p)
     struct hyp_dom *rd = hyp_dom_find(p->remote_dom);
     struct hyp_port *rp = port_get(rd, p->remote_port);
     if (rp && rp->state == HYP_PORT_INTERDOMAIN)
-        set_pending(rp);
+        ring(rp);
 }
 
 /* EVTCHNOP_close: an interdomain peer becomes unbound (and may bind again). */
 static void close_port(struct hyp_dom *d, struct hyp_port *p)
 {
-    if (p->queued)
-        q_remove(p->h, p);
+    drop_bell(p);
     if (p->state == HYP_PORT_INTERDOMAIN) {
         struct hyp_dom *rd = hyp_dom_find(p->remote_dom);
         struct hyp_port *rp = port_get(rd, p->remote_port);
@@ -170,6 +102,7 @@ static void close_port(struct hyp_dom *d, struct hyp_port *p)
             rp->remote_port == port_no(d, p)) {
             rp->state = HYP_PORT_UNBOUND;
             rp->remote_port = 0;
+            bump(rp, p->remote_port);
         }
     } else if (p->state == HYP_PORT_VIRQ && p->virq < 32) {
         d->virq_port[p->virq] = 0;
@@ -180,18 +113,18 @@ static void close_port(struct hyp_dom *d, struct hyp_port *p)
 /* The handle lets go of the port; it closes unless an unmap notification holds it. */
 static void unbind(struct hyp_dom *d, struct hyp_port *p)
 {
-    if (p->queued)
-        q_remove(p->h, p);
     p->h = NULL;
+    drop_bell(p);
     if (!p->notify_refs)
         close_port(d, p);
 }
 
-static void bind_to(struct hyp_conn *c, struct hyp_port *p)
+/* Port pn of c's domain is now c's, with doorbell fd bell (taken). */
+static void bind_to(struct hyp_conn *c, struct hyp_port *p, uint32_t pn, int bell)
 {
     p->h = c;
-    p->masked = false;
-    p->pending = false;
+    p->bell1 = bell + 1;
+    bump(p, pn);
 }
 
 int hyp_evt_notify_get(struct hyp_dom *d, uint32_t port)
@@ -221,12 +154,12 @@ void hyp_evt_raise_virq(unsigned virq)
     struct hyp_dom *d0 = hyp_dom_find(0);
     if (!d0 || !d0->ports || virq >= 32 || !d0->virq_port[virq])
         return;
-    set_pending(&d0->ports[d0->virq_port[virq]]);
+    ring(&d0->ports[d0->virq_port[virq]]);
 }
 
 /* --- handles ------------------------------------------------------------------ */
 
-int hyp_evt_conn_open(struct hyp_conn *c, int evfd)
+int hyp_evt_conn_open(struct hyp_conn *c, int evfd, int *genfd)
 {
     int type;
     socklen_t tl = sizeof(type);
@@ -234,10 +167,33 @@ int hyp_evt_conn_open(struct hyp_conn *c, int evfd)
         errno = EINVAL;
         return -1;
     }
-    int fl = fcntl(evfd, F_GETFL);
-    if (fl < 0 || fcntl(evfd, F_SETFL, fl | O_NONBLOCK) < 0)
+    size_t len = HYP_NR_PORTS * sizeof(uint32_t);
+    int fd = memfd_create("xensim-evtchn-gen", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
         return -1;
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) < 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0 ||
+        (m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    /* The library gets a read-only reopening: it cannot change the counts. */
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    int ro = open(path, O_RDONLY | O_CLOEXEC);
+    int e = errno;
+    close(fd);
+    if (ro < 0) {
+        munmap(m, len);
+        errno = e;
+        return -1;
+    }
     c->evfd = evfd;
+    c->gen = m;
+    *genfd = ro;
     return 0;
 }
 
@@ -250,9 +206,9 @@ void hyp_evt_conn_close(struct hyp_conn *c)
                 unbind(d, &d->ports[i]);
         }
     }
-    while (c->qhead)
-        q_remove(c, c->qhead);
-    ev_unwatch(c);
+    if (c->gen)
+        munmap(c->gen, HYP_NR_PORTS * sizeof(uint32_t));
+    c->gen = NULL;
     if (c->evfd >= 0)
         close(c->evfd);
     c->evfd = -1;
@@ -270,18 +226,23 @@ void hyp_evt_dom_fini(struct hyp_dom *d)
     d->ports = NULL;
 }
 
-static bool get_u32(const struct xsim_hdr *h, const void *body, uint32_t *v)
-{
-    if (h->len != sizeof(*v))
-        return false;
-    memcpy(v, body, sizeof(*v));
-    return true;
-}
-
+/* A bind's or HYP_EVT_PEER's reply: the port, its generation count, and the
+ * doorbell of the port's peer, if it has one with a handle. */
 static void reply_port(struct hyp_conn *c, const struct xsim_hdr *h, int err, uint32_t port)
 {
-    struct hyp_u32 r = {port};
-    hyp_reply(c, h, err, &r, sizeof(r), NULL, 0);
+    struct hyp_port_reply r = {.port = port};
+    int bell = -1;
+    if (!err) {
+        r.gen = __atomic_load_n(&c->gen[port], __ATOMIC_ACQUIRE);
+        struct hyp_port *p = &c->dom->ports[port];
+        if (p->state == HYP_PORT_INTERDOMAIN) {
+            struct hyp_port *rp = port_get(hyp_dom_find(p->remote_dom), p->remote_port);
+            if (rp && rp->state == HYP_PORT_INTERDOMAIN && rp->h && rp->bell1)
+                bell = rp->bell1 - 1;
+        }
+    }
+    r.bell = bell >= 0;
+    hyp_reply(c, h, err, &r, sizeof(r), &bell, bell >= 0 ? 1 : 0);
 }
 
 static uint16_t self_domid(struct hyp_conn *c, uint32_t v)
@@ -290,113 +251,140 @@ static uint16_t self_domid(struct hyp_conn *c, uint32_t v)
     return dom == DOMID_SELF ? (uint16_t)c->dom->domid : dom;
 }
 
-static void do_bind_unbound(struct hyp_conn *c, const struct xsim_hdr *h, uint32_t remote)
+/* The binds return whether they took the doorbell (they did if they bound). */
+static bool do_bind_unbound(struct hyp_conn *c, const struct xsim_hdr *h, uint32_t remote, int bell)
 {
     if (c->restrict_dom != HYP_NONE) {
         reply_port(c, h, EACCES, 0);
-        return;
+        return false;
     }
     uint32_t pn;
     int err = get_free_port(c->dom, &pn);
     if (err) {
         reply_port(c, h, err, 0);
-        return;
+        return false;
     }
     struct hyp_port *p = &c->dom->ports[pn];
     p->state = HYP_PORT_UNBOUND;
     p->remote_dom = self_domid(c, remote);
-    bind_to(c, p);
+    bind_to(c, p, pn, bell);
     reply_port(c, h, 0, pn);
+    return true;
 }
 
-static void do_bind_interdomain(struct hyp_conn *c, const struct xsim_hdr *h, const void *body)
+static bool do_bind_interdomain(struct hyp_conn *c, const struct xsim_hdr *h,
+                                const struct hyp_bind_req *req, int bell)
 {
-    struct hyp_bind_req req;
-    if (h->len != sizeof(req)) {
-        c->dead = true;
-        return;
-    }
-    memcpy(&req, body, sizeof(req));
-    if (c->restrict_dom != HYP_NONE && c->restrict_dom != req.remote_dom) {
+    if (c->restrict_dom != HYP_NONE && c->restrict_dom != req->remote_dom) {
         reply_port(c, h, EACCES, 0);
-        return;
+        return false;
     }
     struct hyp_dom *ld = c->dom;
-    struct hyp_dom *rd = hyp_dom_find(self_domid(c, req.remote_dom));
+    struct hyp_dom *rd = hyp_dom_find(self_domid(c, req->remote_dom));
     if (!rd) {
         reply_port(c, h, ESRCH, 0);
-        return;
+        return false;
     }
     uint32_t lpn;
     int err = get_free_port(ld, &lpn);
     if (err) {
         reply_port(c, h, err, 0);
-        return;
+        return false;
     }
-    struct hyp_port *rp = port_get(rd, req.remote_port);
+    struct hyp_port *rp = port_get(rd, req->remote_port);
     if (!rp || rp->state != HYP_PORT_UNBOUND || rp->remote_dom != ld->domid) {
         reply_port(c, h, EINVAL, 0);
-        return;
+        return false;
     }
     struct hyp_port *lp = &ld->ports[lpn];
     lp->state = HYP_PORT_INTERDOMAIN;
     lp->remote_dom = (uint16_t)rd->domid;
-    lp->remote_port = req.remote_port;
+    lp->remote_port = req->remote_port;
     rp->state = HYP_PORT_INTERDOMAIN;
     rp->remote_dom = (uint16_t)ld->domid;
     rp->remote_port = lpn;
-    bind_to(c, lp);
+    bump(rp, req->remote_port);
+    bind_to(c, lp, lpn, bell);
     reply_port(c, h, 0, lpn);
     /* Xen: "We may have lost notifications on the remote unbound port. Fix
      * that up here by conservatively always setting a notification on the
      * local port." The new handle sees one event at once. */
-    set_pending(lp);
+    ring(lp);
+    return true;
 }
 
-static void do_bind_virq(struct hyp_conn *c, const struct xsim_hdr *h, uint32_t virq)
+static bool do_bind_virq(struct hyp_conn *c, const struct xsim_hdr *h, uint32_t virq, int bell)
 {
     if (c->restrict_dom != HYP_NONE) {
         reply_port(c, h, EACCES, 0);
-        return;
+        return false;
     }
     /* Only VIRQ_DOM_EXC is simulated; Xen would also take the per-vcpu ones. */
     if (virq >= NR_VIRQS || virq != VIRQ_DOM_EXC) {
         reply_port(c, h, EINVAL, 0);
-        return;
+        return false;
     }
     struct hyp_dom *d = c->dom;
     if (d->virq_port[virq]) {
         reply_port(c, h, EEXIST, 0);
-        return;
+        return false;
     }
     uint32_t pn;
     int err = get_free_port(d, &pn);
     if (err) {
         reply_port(c, h, err, 0);
-        return;
+        return false;
     }
     struct hyp_port *p = &d->ports[pn];
     p->state = HYP_PORT_VIRQ;
     p->virq = virq;
     d->virq_port[virq] = pn;
-    bind_to(c, p);
+    bind_to(c, p, pn, bell);
     reply_port(c, h, 0, pn);
+    return true;
+}
+
+/* A doorbell must be the sending end of a unix datagram socket: the daemon
+ * and the peer only ever send() on it with MSG_DONTWAIT, which no other kind
+ * of fd would keep from blocking. */
+static bool is_bell(int fd)
+{
+    int v;
+    socklen_t l = sizeof(v);
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) < 0 || v != AF_UNIX)
+        return false;
+    l = sizeof(v);
+    return getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) == 0 && v == SOCK_DGRAM;
+}
+
+static bool is_bind(uint32_t op)
+{
+    return op == HYP_EVT_BIND_UNBOUND || op == HYP_EVT_BIND_INTERDOMAIN || op == HYP_EVT_BIND_VIRQ;
 }
 
 void hyp_evt_dispatch(struct hyp_conn *c, const struct xsim_hdr *h, const void *body, int *fds,
                       unsigned nfds)
 {
-    if (nfds) {
-        hyp_close_fds(fds, nfds);
-        c->dead = true;
-        return;
-    }
     struct hyp_dom *d = c->dom;
+    struct hyp_bind_req req;
     uint32_t v = 0;
-    if (h->op != HYP_EVT_BIND_INTERDOMAIN && !get_u32(h, body, &v)) {
-        c->dead = true;
+    bool ok = h->op == HYP_EVT_BIND_INTERDOMAIN ? h->len == sizeof(req) : h->len == sizeof(v);
+    if (!ok || (nfds && !is_bind(h->op)) || nfds > 1) {
+        hyp_close_fds(fds, nfds);
+        c->dead = true; /* malformed */
         return;
     }
+    if (h->op == HYP_EVT_BIND_INTERDOMAIN)
+        memcpy(&req, body, sizeof(req));
+    else
+        memcpy(&v, body, sizeof(v));
+    if (is_bind(h->op) && (nfds != 1 || !is_bell(fds[0]))) {
+        hyp_close_fds(fds, nfds);
+        reply_port(c, h, EINVAL, 0);
+        return;
+    }
+    int bell = nfds ? fds[0] : -1;
+    bool took = false; /* a bind that failed did not take its doorbell */
     struct hyp_port *p;
     switch (h->op) {
     case HYP_EVT_NOTIFY:
@@ -405,21 +393,22 @@ void hyp_evt_dispatch(struct hyp_conn *c, const struct xsim_hdr *h, const void *
             send_from(d, p);
         break;
     case HYP_EVT_UNMASK:
+        break; /* masking is the library's (hyp_proto.h) */
+    case HYP_EVT_PEER:
         p = port_get(d, v);
-        if (p && p->h == c && p->masked) {
-            p->masked = false;
-            if (p->pending)
-                deliver(p);
-        }
+        if (!p || p->h != c)
+            reply_port(c, h, ENOTCONN, 0);
+        else
+            reply_port(c, h, 0, v);
         break;
     case HYP_EVT_BIND_UNBOUND:
-        do_bind_unbound(c, h, v);
+        took = do_bind_unbound(c, h, v, bell);
         break;
     case HYP_EVT_BIND_INTERDOMAIN:
-        do_bind_interdomain(c, h, body);
+        took = do_bind_interdomain(c, h, &req, bell);
         break;
     case HYP_EVT_BIND_VIRQ:
-        do_bind_virq(c, h, v);
+        took = do_bind_virq(c, h, v, bell);
         break;
     case HYP_EVT_UNBIND:
         p = port_get(d, v);
@@ -446,4 +435,6 @@ void hyp_evt_dispatch(struct hyp_conn *c, const struct xsim_hdr *h, const void *
         c->dead = true; /* an unknown message is fatal */
         break;
     }
+    if (bell >= 0 && !took)
+        close(bell);
 }

@@ -27,15 +27,12 @@ enum hyp_port_state {
 
 struct hyp_port {
     uint8_t state;
-    bool pending;         /* Xen's pending bit */
-    bool masked;          /* delivered to the handle and not yet unmasked */
-    bool queued;          /* in h's delivery queue */
     uint16_t remote_dom;  /* UNBOUND: who may bind; INTERDOMAIN: the peer */
     uint32_t remote_port; /* INTERDOMAIN */
     uint32_t virq;        /* VIRQ */
     unsigned notify_refs; /* unmap-notify records that will send on it (evtchn_get) */
     struct hyp_conn *h;   /* the xenevtchn handle it is bound to, or NULL */
-    struct hyp_port *qprev, *qnext;
+    int bell1;            /* its doorbell's fd + 1 (hyp_proto.h), 0 while it has none */
 };
 
 /* A grant reference of a domain, mirrored for clients in the published table. */
@@ -90,10 +87,9 @@ struct hyp_conn {
     struct hyp_obj *objs;
 
     /* xenevtchn */
-    int evfd;
-    bool ev_watched;
+    int evfd;              /* the event socket: closed to tell the library we are gone */
+    uint32_t *gen;         /* HYP_NR_PORTS generation counts, shared read-only with it */
     uint32_t restrict_dom; /* HYP_NONE: unrestricted */
-    struct hyp_port *qhead, *qtail;
 };
 
 extern struct evloop *hyp_loop;
@@ -118,7 +114,8 @@ void hyp_gnt_conn_close(struct hyp_conn *c, bool notify);
 void hyp_gnt_set_limit(unsigned limit);
 
 /* hyp_evtchn.c */
-int hyp_evt_conn_open(struct hyp_conn *c, int evfd);
+/* Take the event socket; on success *genfd is the generation page to pass. */
+int hyp_evt_conn_open(struct hyp_conn *c, int evfd, int *genfd);
 void hyp_evt_dispatch(struct hyp_conn *c, const struct xsim_hdr *h, const void *body, int *fds,
                       unsigned nfds);
 void hyp_evt_conn_close(struct hyp_conn *c);

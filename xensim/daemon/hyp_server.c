@@ -121,14 +121,14 @@ static void do_hello(struct hyp_conn *c, const struct xsim_hdr *h, const void *b
         return;
     }
     memcpy(&req, body, sizeof(req));
-    int err = 0;
+    int err = 0, genfd = -1;
     if (req.version != HYP_PROTO_VERSION) {
         err = EPROTO;
     } else if (req.kind == HYP_KIND_EVTCHN) {
         if (nfds != 1) {
             err = EINVAL;
         } else {
-            err = hyp_evt_conn_open(c, fds[0]) < 0 ? errno : 0;
+            err = hyp_evt_conn_open(c, fds[0], &genfd) < 0 ? errno : 0;
             if (!err)
                 fds[0] = -1; /* taken */
         }
@@ -144,7 +144,9 @@ static void do_hello(struct hyp_conn *c, const struct xsim_hdr *h, const void *b
         c->max_grants = HYP_MAX_GRANTS_LIMIT;
     }
     struct hyp_hello_reply rep = {.domid = c->dom->domid};
-    hyp_reply(c, h, err, &rep, sizeof(rep), NULL, 0);
+    hyp_reply(c, h, err, &rep, sizeof(rep), &genfd, genfd >= 0 ? 1 : 0);
+    if (genfd >= 0)
+        close(genfd); /* the daemon keeps its own mapping */
     if (err)
         c->dead = true;
 }

@@ -35,9 +35,12 @@ void xsim_client_log(struct xentoollog_logger *logger, const char *ctx, int errn
     errno = saved;
 }
 
-int xsim_client_open(struct xsim_client *c, uint32_t kind, int cloexec, int evfd,
+int xsim_client_open(struct xsim_client *c, uint32_t kind, int cloexec, int evfd, int *rfd,
                      struct xentoollog_logger *logger, const char *ctx)
 {
+    unsigned nrfd = rfd ? 1 : 0;
+    if (rfd)
+        *rfd = -1;
     memset(c, 0, sizeof(*c));
     c->sock = -1;
     c->logger = logger;
@@ -63,8 +66,10 @@ int xsim_client_open(struct xsim_client *c, uint32_t kind, int cloexec, int evfd
     struct hyp_hello_reply rep;
     size_t len;
     int rc = xsim_client_call(c, HYP_HELLO, &req, sizeof(req), &evfd, evfd >= 0 ? 1 : 0, &rep,
-                              sizeof(rep), &len, NULL, NULL);
-    if (rc == 0 && len != sizeof(rep)) {
+                              sizeof(rep), &len, rfd, rfd ? &nrfd : NULL);
+    if (rc == 0 && (len != sizeof(rep) || (rfd && nrfd != 1))) {
+        if (rfd && nrfd)
+            close(*rfd);
         errno = EPROTO;
         rc = -1;
     }

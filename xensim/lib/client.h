@@ -20,10 +20,11 @@ struct xsim_client {
     const char *ctx; /* "gnttab", "gntshr", "evtchn" */
 };
 
-/* Connect and say HYP_HELLO for kind (passing evfd, if >= 0, for evtchn).
- * cloexec false leaves the socket open across exec. Returns 0, or -1 with
- * errno (ENOENT: not running under xensim, XENSIM_HYP unset). Logs errors. */
-int xsim_client_open(struct xsim_client *c, uint32_t kind, int cloexec, int evfd,
+/* Connect and say HYP_HELLO for kind (passing evfd, if >= 0, for evtchn;
+ * with rfd, the reply must carry one fd, stored there). cloexec false leaves
+ * the socket open across exec. Returns 0, or -1 with errno (ENOENT: not
+ * running under xensim, XENSIM_HYP unset). Logs errors. */
+int xsim_client_open(struct xsim_client *c, uint32_t kind, int cloexec, int evfd, int *rfd,
                      struct xentoollog_logger *logger, const char *ctx);
 void xsim_client_close(struct xsim_client *c);
 

@@ -73,7 +73,7 @@ static struct xengntdev_handle *handle_open(uint32_t kind, struct xentoollog_log
         errno = ENOMEM;
         return NULL;
     }
-    if (xsim_client_open(&h->c, kind, 1, -1, logger, ctx) < 0) {
+    if (xsim_client_open(&h->c, kind, 1, -1, NULL, logger, ctx) < 0) {
         int e = errno;
         pthread_mutex_destroy(&h->lock);
         free(h);

@@ -6,18 +6,32 @@
  * and acts as the domain whose socket it reached. Its first message is
  * HYP_HELLO. Every request gets exactly one reply carrying the request's op
  * and seq, err 0 or a positive errno, and the reply body below, except
- * HYP_EVT_NOTIFY and HYP_EVT_UNMASK, which get none: the library checks them
- * first, the daemon silently drops invalid ones (as Linux's evtchn write()
- * ignores ports it does not own). A malformed message closes the connection.
+ * HYP_EVT_NOTIFY and HYP_EVT_UNMASK, which get none: the daemon silently
+ * drops invalid ones (as Linux's evtchn write() ignores ports it does not
+ * own). A malformed message closes the connection.
  * HYP_BYE (no reply) says the connection's end is an orderly close by a live
  * process, not its death; it matters only for a domain's main process, whose
  * death is the domain's (no unmap-notify) but whose close notifies.
  *
- * Events travel on a second socket per xenevtchn handle, the "event socket":
- * the library creates a SOCK_SEQPACKET pair and passes one end with
- * HYP_HELLO; the daemon writes one HYP_EVT_EVENT per delivery there, and the
- * library's end is what xenevtchn_fd() returns (readable iff an event is
- * pending for this handle).
+ * Events do not pass through the daemon once a channel is up. Every bind
+ * (HYP_EVT_BIND_*) passes one fd, the port's doorbell: the sending end of a
+ * SOCK_DGRAM socketpair whose other end the library reads. A datagram on it
+ * is an event for that port, sent with MSG_DONTWAIT (a full doorbell is an
+ * event already pending, so nothing waits on a slow or hostile receiver).
+ * The daemon rings it for the events it makes (the bind's initial event,
+ * unmap-notify, virqs, HYP_EVT_NOTIFY) and hands it to the peer port's
+ * handle (HYP_EVT_BIND_INTERDOMAIN's reply, HYP_EVT_PEER), which rings it
+ * directly on xenevtchn_notify. Masking and pending are the library's own
+ * state, as they are the evtchn driver's per handle, so HYP_EVT_UNMASK is
+ * not sent (the daemon ignores it). A port's doorbell reaches only that
+ * port: a peer can ring nothing but the channel it is bound to.
+ *
+ * Which doorbell a port's notify rings changes when its peer does (bound,
+ * closed). The evtchn HYP_HELLO reply carries a read-only page of
+ * HYP_NR_PORTS generation counts, one per port, that the daemon bumps on each
+ * such change; the library asks HYP_EVT_PEER again when the count it cached
+ * differs. The handle's "event socket" (passed with HYP_HELLO) carries no
+ * messages: the library watches it only to see the daemon's end close.
  *
  * Grant pages are memfds created by the sharing library (sealed against
  * shrinking), passed with HYP_SHR_SHARE; mappers get an fd per object with
@@ -32,7 +46,7 @@
 
 #include <stdint.h>
 
-#define HYP_PROTO_VERSION 1u
+#define HYP_PROTO_VERSION 2u
 
 #define HYP_PAGE_SIZE 4096u
 /* Grant entries per domain: 64 v1 grant frames (Xen's default max_grant_frames). */
@@ -55,7 +69,8 @@ enum hyp_kind {
 };
 
 enum hyp_op {
-    HYP_HELLO = 1,            /* hyp_hello -> hyp_hello_reply; evtchn: 1 fd, the event socket */
+    HYP_HELLO = 1,            /* hyp_hello -> hyp_hello_reply; evtchn: 1 fd, the event socket,
+                               * and the reply 1 fd, the generation page */
     HYP_GNT_SET_MAX,          /* hyp_u32 (count) -> empty */
     HYP_GNT_MAP,              /* hyp_map_req + refs -> hyp_map_reply + pages, fds */
     HYP_GNT_UNMAP,            /* hyp_u32 (map id) -> empty */
@@ -63,15 +78,16 @@ enum hyp_op {
     HYP_GNT_OBJ,              /* hyp_obj_req -> hyp_obj_reply, 1 fd */
     HYP_SHR_SHARE,            /* hyp_share_req, 1 fd (memfd) -> hyp_share_reply + refs */
     HYP_SHR_UNSHARE,          /* hyp_u32 (object id) -> empty */
-    HYP_EVT_BIND_UNBOUND,     /* hyp_u32 (remote domid) -> hyp_u32 (port) */
-    HYP_EVT_BIND_INTERDOMAIN, /* hyp_bind_req -> hyp_u32 (port) */
-    HYP_EVT_BIND_VIRQ,        /* hyp_u32 (virq) -> hyp_u32 (port) */
+    HYP_EVT_BIND_UNBOUND,     /* hyp_u32 (remote domid), 1 fd (doorbell) -> hyp_port_reply */
+    HYP_EVT_BIND_INTERDOMAIN, /* hyp_bind_req, 1 fd -> hyp_port_reply [+ 1 fd: the peer's bell] */
+    HYP_EVT_BIND_VIRQ,        /* hyp_u32 (virq), 1 fd -> hyp_port_reply */
     HYP_EVT_UNBIND,           /* hyp_u32 (port) -> empty */
     HYP_EVT_RESTRICT,         /* hyp_u32 (domid) -> empty */
-    HYP_EVT_NOTIFY,           /* hyp_u32 (port), no reply */
-    HYP_EVT_UNMASK,           /* hyp_u32 (port), no reply */
-    HYP_EVT_EVENT,            /* daemon -> library on the event socket: hyp_u32 (port) */
+    HYP_EVT_NOTIFY,           /* hyp_u32 (port), no reply: the daemon rings the peer's bell */
+    HYP_EVT_UNMASK,           /* hyp_u32 (port), no reply; ignored (version 1's) */
+    HYP_EVT_EVENT_UNUSED,     /* version 1's event message; never sent */
     HYP_BYE,                  /* empty, no reply: the handle is being closed, not lost */
+    HYP_EVT_PEER,             /* hyp_u32 (port) -> hyp_port_reply [+ 1 fd: the peer's bell] */
 };
 
 struct hyp_u32 {
@@ -142,6 +158,12 @@ struct hyp_share_reply {
 struct hyp_bind_req {
     uint32_t remote_dom;
     uint32_t remote_port;
+};
+
+struct hyp_port_reply {
+    uint32_t port;
+    uint32_t gen;  /* the port's generation count when the peer's bell (if any) was taken */
+    uint32_t bell; /* 1: the peer's doorbell comes with the reply */
 };
 
 /* The grant table the daemon publishes per domain, read-only to clients:

@@ -343,7 +343,8 @@ static void check_death(void)
     xenevtchn_close(hb);
 }
 
-/* More deliveries than the event socket holds: none lost, none doubled. */
+/* 1500 channels in one process (3000 doorbells and more, past a 1024-fd soft
+ * limit), all pending at once: none lost, none doubled. */
 #define MANY 1500
 
 static void check_many(void)
