@@ -60,6 +60,14 @@ unit_start() {
     echo $!
 }
 
+# shadowd_stop [SUPERVISOR_PID]: stop shadowd for good: unit_start's
+# supervisor first (it would start it again), then shadowd itself.
+shadowd_stop() {
+    [ -n "${1:-}" ] && kill "$1" 2>/dev/null
+    pkill -TERM -x shadowd
+    wait_until 30 sh -c '! pgrep -x shadowd' || pkill -KILL -x shadowd
+}
+
 # collect_logs: every log of this boot as a tar on the results disk.
 collect_logs() {
     local d=/tmp/systest-logs
