@@ -98,21 +98,44 @@ static void local_clear(xenevtchn_handle *xce)
     (void)r;
 }
 
+/* One more port raised locally: the eventfd readable from the first. */
+static void raise_local(xenevtchn_handle *xce)
+{
+    if (xce->nlocal++ == 0) {
+        uint64_t one = 1; /* the count is 0 here: cannot fail */
+        ssize_t r = write(xce->localfd, &one, sizeof(one));
+        (void)r;
+    }
+}
+
 /* Forget the port: stop watching it (unless the whole handle is closing:
  * after a fork the epoll set may be shared with the parent, whose ports must
- * stay in it) and close its fds. Called with the lock. */
+ * stay in it) and close its fds. An event that was delivered and not yet
+ * taken (queued while unmasked, or raised by unmask) stays readable once, as
+ * a port in the evtchn driver's ring is still read after its unbind: a
+ * caller that saw the fd readable, then unbound the port, must not block in
+ * xenevtchn_pending. Called with the lock. */
 static void port_reset(xenevtchn_handle *xce, struct port *p, bool closing)
 {
+    bool stale = false, was_local = p->local;
     if (p->rx1) {
-        if (!closing)
+        if (!closing) {
             epoll_ctl(xce->epfd, EPOLL_CTL_DEL, p->rx1 - 1, NULL);
+            char b[16];
+            stale = was_local || (!p->masked && recv(p->rx1 - 1, b, sizeof(b), MSG_DONTWAIT) >= 0);
+        }
         close(p->rx1 - 1);
     }
     if (p->tx1)
         close(p->tx1 - 1);
-    if (p->local && --xce->nlocal == 0)
-        local_clear(xce);
     memset(p, 0, sizeof(*p));
+    if (stale) {
+        p->local = true; /* taken by take_local: a port no longer bound */
+        if (!was_local)
+            raise_local(xce);
+    } else if (was_local && --xce->nlocal == 0) {
+        local_clear(xce);
+    }
 }
 
 static void ring(int fd)
@@ -463,11 +486,7 @@ XSIM_EXPORT int xenevtchn_unmask(xenevtchn_handle *xce, evtchn_port_t port)
             n++;
         if (n) {
             p->local = true;
-            if (xce->nlocal++ == 0) {
-                uint64_t one = 1; /* the count is 0 here: cannot fail */
-                ssize_t r = write(xce->localfd, &one, sizeof(one));
-                (void)r;
-            }
+            raise_local(xce);
         } else {
             p->masked = false;
             arm(xce, EPOLL_CTL_MOD, p->rx1 - 1, port, EPOLLIN | EPOLLONESHOT);
