@@ -55,13 +55,11 @@ static int get_free_port(struct hyp_dom *d, uint32_t *out)
 
 /* --- delivery --------------------------------------------------------------- */
 
-/* An event for port p: one datagram on its doorbell. A full doorbell already
- * holds an event (pending); a closed one belongs to a handle that is gone. */
+/* An event for port p: a ring of its doorbell, if a handle holds the port. */
 static void ring(struct hyp_port *p)
 {
-    static const char one = 1;
     if (p->h && p->bell1)
-        (void)send(p->bell1 - 1, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+        xsim_ring_bell(p->bell1 - 1);
 }
 
 /* The port's peer changed (bound, closed): its handle's library drops the

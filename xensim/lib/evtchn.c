@@ -138,13 +138,6 @@ static void port_reset(xenevtchn_handle *xce, struct port *p, bool closing)
     }
 }
 
-static void ring(int fd)
-{
-    static const char one = 1;
-    /* EAGAIN: an event is already pending there; ECONNREFUSED: its handle is gone. */
-    (void)send(fd, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
 XSIM_EXPORT xenevtchn_handle *xenevtchn_open(struct xentoollog_logger *logger, unsigned int flags)
 {
     if (flags & ~XENEVTCHN_NO_CLOEXEC) {
@@ -242,6 +235,30 @@ XSIM_EXPORT int xenevtchn_fd(xenevtchn_handle *xce)
     return xce->epfd;
 }
 
+/* Check a bind's or HYP_EVT_PEER's reply: its length, its port (want, or
+ * any valid one if want is 0), and that the peer's doorbell came (as fd, one
+ * of nfd) exactly when it says so. On error the fd is closed and errno is
+ * EPROTO. */
+static int port_reply(const struct hyp_port_reply *rep, size_t rlen, int fd, unsigned nfd,
+                      uint32_t want)
+{
+    if (rlen == sizeof(*rep) && rep->port != 0 && rep->port < HYP_NR_PORTS &&
+        (!want || rep->port == want) && nfd == (rep->bell ? 1u : 0u))
+        return 0;
+    if (nfd)
+        close(fd);
+    errno = EPROTO;
+    return -1;
+}
+
+/* Cache the peer's doorbell a checked reply brought (fd, if rep->bell). */
+static void set_peer(struct port *p, const struct hyp_port_reply *rep, int fd)
+{
+    p->tx1 = rep->bell ? fd + 1 : 0;
+    p->txgen = rep->gen;
+    p->cached = true;
+}
+
 /* The peer's doorbell for port (ours, bound), current for the port's
  * generation count: asked of the daemon only when the peer changed. Called
  * with the lock. */
@@ -261,17 +278,10 @@ static int peer_bell(xenevtchn_handle *xce, uint32_t port)
     int fd = -1;
     unsigned nfd = 1;
     if (xsim_client_call(&xce->c, HYP_EVT_PEER, &req, sizeof(req), NULL, 0, &rep, sizeof(rep),
-                         &rlen, &fd, &nfd) < 0)
+                         &rlen, &fd, &nfd) < 0 ||
+        port_reply(&rep, rlen, fd, nfd, port) < 0)
         return -2;
-    if (rlen != sizeof(rep) || rep.port != port || nfd != (rep.bell ? 1u : 0u)) {
-        if (nfd)
-            close(fd);
-        errno = EPROTO;
-        return -2;
-    }
-    p->tx1 = nfd ? fd + 1 : 0;
-    p->txgen = rep.gen;
-    p->cached = true;
+    set_peer(p, &rep, fd);
     return p->tx1 - 1;
 }
 
@@ -293,7 +303,7 @@ XSIM_EXPORT int xenevtchn_notify(xenevtchn_handle *xce, evtchn_port_t port)
     } else {
         int fd = peer_bell(xce, port);
         if (fd >= 0)
-            ring(fd);
+            xsim_ring_bell(fd);
         else if (fd == -2)
             rc = -1;
         /* -1: no peer (an unbound port): Xen drops the event */
@@ -320,15 +330,10 @@ static xenevtchn_port_or_error_t bind_port(xenevtchn_handle *xce, uint32_t op, c
     unsigned npeer = 1;
     int rc =
         xsim_client_call(&xce->c, op, req, len, &sv[1], 1, &rep, sizeof(rep), &rlen, &peer, &npeer);
+    if (rc == 0)
+        rc = port_reply(&rep, rlen, peer, npeer, 0);
     int e = errno;
     close(sv[1]); /* the daemon has its copy */
-    if (rc == 0 && (rlen != sizeof(rep) || rep.port == 0 || rep.port >= HYP_NR_PORTS ||
-                    npeer != (rep.bell ? 1u : 0u))) {
-        if (npeer)
-            close(peer);
-        rc = -1;
-        e = EPROTO;
-    }
     if (rc < 0) {
         close(sv[0]);
         errno = e;
@@ -338,9 +343,7 @@ static xenevtchn_port_or_error_t bind_port(xenevtchn_handle *xce, uint32_t op, c
     struct port *p = &xce->ports[rep.port];
     port_reset(xce, p, false);
     p->rx1 = sv[0] + 1;
-    p->tx1 = npeer ? peer + 1 : 0;
-    p->txgen = rep.gen;
-    p->cached = true;
+    set_peer(p, &rep, peer);
     rc = arm(xce, EPOLL_CTL_ADD, sv[0], rep.port, EPOLLIN | EPOLLONESHOT);
     e = errno;
     pthread_mutex_unlock(&xce->lock);

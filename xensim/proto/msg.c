@@ -134,3 +134,9 @@ int xsim_listen(const char *path)
     }
     return s;
 }
+
+void xsim_ring_bell(int fd)
+{
+    static const char one = 1;
+    (void)send(fd, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}

@@ -29,6 +29,10 @@ int xsim_send(int sock, const struct xsim_hdr *h, const void *body, const int *f
  * of fds on entry, number received on return; fds come with O_CLOEXEC. */
 int xsim_recv(int sock, struct xsim_hdr *h, void *body, size_t max, int *fds, unsigned *nfds);
 
+/* Ring an event-channel doorbell (hyp_proto.h): one datagram, never waiting.
+ * A full doorbell already holds an event; a closed one's handle is gone. */
+void xsim_ring_bell(int fd);
+
 /* Connect a SOCK_SEQPACKET socket to path. Returns the fd or -1 with errno. */
 int xsim_connect(const char *path);
 /* Create, bind and listen on path (an existing socket file is replaced). */
