@@ -55,27 +55,33 @@ int frame_is_zero(const unsigned char *p, unsigned bytes)
 
 /* The stream's rate against CLOCK_MONOTONIC, from when the plugin saw each
  * tick. A tick is never seen before it falls, but it is seen late when the
- * application was away; so the slope is taken between the first and last
- * ticks seen within 1 ms of the least lag. 0 when there is too little. */
-static double measured_rate(const struct sndin_stream *s)
+ * application was away (on a loaded machine most are, by more than a
+ * millisecond); so the slope is taken along the lower envelope: between the
+ * least-late tick of the recording's first third and that of its last
+ * third. 0 when there is too little. */
+static const struct sndin_chunk *least_late(const struct sndin_stream *s, size_t from, size_t to)
 {
-    double min_lag = 1e18, period_ns = (double)s->period * 1e9 / s->rate;
-    const struct sndin_chunk *a = NULL, *z = NULL;
-    for (size_t i = 0; i < s->nchunks; i++) {
+    double period_ns = (double)s->period * 1e9 / s->rate, min_lag = 1e18;
+    const struct sndin_chunk *best = NULL;
+    for (size_t i = from; i < to; i++) {
         const struct sndin_chunk *c = &s->chunks[i];
         double lag = (double)c->t_seen_ns - (double)c->t_ns - period_ns;
-        if (lag < min_lag)
+        if (lag < min_lag) {
             min_lag = lag;
-    }
-    for (size_t i = 0; i < s->nchunks; i++) {
-        const struct sndin_chunk *c = &s->chunks[i];
-        if ((double)c->t_seen_ns - (double)c->t_ns - period_ns <= min_lag + 1e6) {
-            if (!a)
-                a = c;
-            z = c;
+            best = c;
         }
     }
-    if (!a || z->t_seen_ns - a->t_seen_ns < 100000000u)
+    return best;
+}
+
+static double measured_rate(const struct sndin_stream *s)
+{
+    size_t third = s->nchunks / 3;
+    if (!third)
+        return 0;
+    const struct sndin_chunk *a = least_late(s, 0, third);
+    const struct sndin_chunk *z = least_late(s, s->nchunks - third, s->nchunks);
+    if (!a || !z || z->t_seen_ns <= a->t_seen_ns || z->t_seen_ns - a->t_seen_ns < 100000000u)
         return 0;
     return (double)(z->pos - a->pos) * 1e9 / (double)(z->t_seen_ns - a->t_seen_ns);
 }
