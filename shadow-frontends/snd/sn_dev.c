@@ -94,16 +94,23 @@ static int sn_connect(void *arg, struct sfx *x, bool first, char *what, size_t l
     struct sn_dev *d = arg;
     (void)x;
     uint64_t now = sf_now_ms();
-    unsigned active = 0;
+    unsigned active = 0, started = 0;
     for (unsigned i = 0; i < d->nst; i++) {
+        bool carried = d->st[i].carried; /* open on a promoted standby ahead */
         sn_stream_connected(&d->st[i], now);
         active += d->st[i].restoring;
+        started += carried && !d->st[i].restoring;
     }
     if (first)
         snprintf(what, len, "card '%s', %u stream%s, sndif version %u", d->card.short_name, d->nst,
                  d->nst == 1 ? "" : "s", SNDIF_VERSION);
     else if (!d->cfg.shadow)
         snprintf(what, len, "shadow off: no stream reopened");
+    else if (started)
+        snprintf(what, len,
+                 "starting %u stream%s opened on it ahead, reopening %u, at the programs' "
+                 "positions",
+                 started, started == 1 ? "" : "s", active);
     else
         snprintf(what, len, "reopening %u stream%s at the programs' positions", active,
                  active == 1 ? "" : "s");
@@ -187,19 +194,38 @@ static int sn_standby_connect(void *arg, struct sfx *sx, char *what, size_t len)
 {
     struct sn_dev *d = arg;
     (void)sx;
-    snprintf(what, len, "%u stream transport%s shared, nothing open", d->nst,
-             d->nst == 1 ? "" : "s");
+    snprintf(what, len,
+             "%u stream transport%s shared; a stream a program has set up is opened there "
+             "ahead, never started",
+             d->nst, d->nst == 1 ? "" : "s");
     return 0;
 }
 
-/* The failed transports are gone: the standby's are the streams' now, and
- * they reopen on them as on any new backend. */
+/* The failed transports are gone: the standby's are the streams' now; a
+ * stream open there ahead starts at once, any other reopens as on any new
+ * backend. */
 static int sn_promote(void *arg, struct sfx *x, char *what, size_t len)
 {
     struct sn_dev *d = arg;
+    uint64_t now = sf_now_ms();
     for (unsigned i = 0; i < d->nst; i++)
-        sn_stream_promote(&d->st[i]);
+        sn_stream_promote(&d->st[i], now);
     return sn_connect(arg, x, false, what, len);
+}
+
+/* The held standby: each stream opened or closed on it as its program's
+ * parameters say, its answers checked. */
+static void standby_service(struct sn_dev *d, uint64_t now)
+{
+    char why[256];
+    if (d->c.sb_phase != SFC_UP)
+        return;
+    for (unsigned i = 0; i < d->nst; i++)
+        if (sn_stream_standby_service(&d->st[i], now, d->cfg.deadline_ms, why, sizeof(why)) < 0) {
+            sfc_standby_fault(&d->c, "stream %u/%u: %s", d->st[i].cfg.pcm_idx, d->st[i].cfg.idx,
+                              why);
+            return;
+        }
 }
 
 static const struct sfc_ops sn_conn_ops = {
@@ -279,8 +305,11 @@ static void service(struct sn_dev *d, uint64_t now)
 static int poll_timeout(const struct sn_dev *d, uint64_t now)
 {
     unsigned t = (unsigned)sfc_timeout(&d->c, now, IDLE_MS);
-    for (unsigned i = 0; i < d->nst; i++)
+    for (unsigned i = 0; i < d->nst; i++) {
         t = sn_stream_timeout(&d->st[i], now, d->cfg.deadline_ms, t);
+        if (d->c.sb_phase == SFC_UP)
+            t = sn_stream_standby_timeout(&d->st[i], now, d->cfg.deadline_ms, t);
+    }
     return (int)t;
 }
 
@@ -319,6 +348,7 @@ int sn_dev_run(struct sn_dev *d, int sigfd)
         if (d->c.phase == SFC_UP)
             service(d, sf_now_ms()); /* after the step: requests it issued are not in the future */
         sn_server_events(&d->srv, &p[P_SRV], ns, sf_now_ms());
+        standby_service(d, sf_now_ms()); /* after the programs: what they set up this turn */
     }
     sfc_end(&d->c);
     return 0;

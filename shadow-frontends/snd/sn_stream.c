@@ -18,11 +18,10 @@
 #define CTL_BYTES  384u
 /* Octets kept from the card's buffer-size for them (CAPS). */
 #define CTL_RESERVE 512u
-/* A request tag: the operation, and for READ and WRITE where in the buffer. */
-#define TAG(op, off, len) ((uint64_t)(op) | (uint64_t)(off) << 8 | (uint64_t)(len) << 36)
-#define TAG_OP(t)         ((unsigned)((t)&0xffu))
-#define TAG_OFF(t)        ((uint32_t)(((t) >> 8) & 0xfffffffu))
-#define TAG_LEN(t)        ((uint32_t)((t) >> 36))
+#define TAG         SN_TAG
+#define TAG_OP      SN_TAG_OP
+#define TAG_OFF     SN_TAG_OFF
+#define TAG_LEN     SN_TAG_LEN
 
 static void slog(const struct sn_stream *s, bool error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -180,24 +179,16 @@ static void open_backend(struct sn_stream *s, uint64_t now)
     if (s->be != SN_BE_CLOSED)
         return;
     s->open_wanted = false;
-    s->data_sz = s->hw.buffer_frames * s->fb;
-    s->ctl_off = s->data_sz;
-    uint32_t dir;
-    if (sn_ring_buffer(&s->r, s->data_sz + ctl_bytes(s->fb), &dir) < 0) {
-        slog(s, true, "sharing a buffer of %u octets with domain %u: %m", s->data_sz, s->r.domid);
+    struct xensnd_req q;
+    if (sn_stream_open_req(s, &s->r, &q, &s->data_sz) < 0) {
+        slog(s, true, "sharing a buffer of %u octets with domain %u: %m",
+             s->hw.buffer_frames * s->fb, s->r.domid);
         return;
     }
+    s->ctl_off = s->data_sz;
     /* No CLOSE is in flight (be CLOSED): every event on the page is the last
      * OPEN's, and the backend numbers this OPEN's from 0. */
     sn_ring_events_reset(&s->r);
-    struct xensnd_req q;
-    memset(&q, 0, sizeof(q));
-    q.op.open.pcm_rate = s->hw.rate;
-    q.op.open.pcm_format = (uint8_t)s->hw.format;
-    q.op.open.pcm_channels = (uint8_t)s->hw.channels;
-    q.op.open.buffer_sz = s->r.buf_sz;
-    q.op.open.gref_directory = dir;
-    q.op.open.period_sz = s->hw.period_frames * s->fb;
     if (issue(s, &q, TAG(XENSND_OP_OPEN, 0, 0), now) < 0)
         return;
     s->be = SN_BE_OPENING;
@@ -209,6 +200,29 @@ static void open_backend(struct sn_stream *s, uint64_t now)
      * audio goes out as it comes, behind this START. */
     if (s->run == SN_RUNNING || s->run == SN_DRAINING)
         start_backend(s, now);
+}
+
+int sn_stream_open_req(const struct sn_stream *s, struct sn_ring *r, struct xensnd_req *q,
+                       uint32_t *data_sz)
+{
+    uint32_t dir, dsz = s->hw.buffer_frames * s->fb;
+    if (sn_ring_buffer(r, dsz + ctl_bytes(s->fb), &dir) < 0)
+        return -1;
+    memset(q, 0, sizeof(*q));
+    q->operation = XENSND_OP_OPEN;
+    q->op.open.pcm_rate = s->hw.rate;
+    q->op.open.pcm_format = (uint8_t)s->hw.format;
+    q->op.open.pcm_channels = (uint8_t)s->hw.channels;
+    q->op.open.buffer_sz = r->buf_sz;
+    q->op.open.gref_directory = dir;
+    q->op.open.period_sz = s->hw.period_frames * s->fb;
+    *data_sz = dsz;
+    return 0;
+}
+
+bool sn_stream_same_hw(const struct snp_hw_params *a, const struct snp_hw_params *b)
+{
+    return !memcmp(&a->rate, &b->rate, sizeof(*a) - offsetof(struct snp_hw_params, rate));
 }
 
 static void close_backend(struct sn_stream *s, uint64_t now)
@@ -452,8 +466,7 @@ int sn_stream_hw_params(struct sn_stream *s, const struct snp_hw_params *hw, uin
         return -ENOMEM;
     s->win = w;
     s->win_frames = hw->buffer_frames;
-    bool same = s->have_params &&
-                !memcmp(&s->hw.rate, &hw->rate, sizeof(*hw) - offsetof(struct snp_hw_params, rate));
+    bool same = s->have_params && sn_stream_same_hw(&s->hw, hw);
     s->hw = *hw;
     s->fb = fb;
     s->have_params = true;
@@ -621,26 +634,35 @@ int sn_stream_setup(struct sn_stream *s, xengntshr_handle *gs, xenevtchn_handle 
     return 0;
 }
 
-int sn_stream_standby_setup(struct sn_stream *s, xengntshr_handle *gs, xenevtchn_handle *xce,
-                            uint32_t domid)
+/* The standby's transport becomes the live one. A stream it had open with
+ * the program's parameters (or an OPEN still in flight) is carried over:
+ * sn_stream_connected starts it there without opening it again. */
+void sn_stream_promote(struct sn_stream *s, uint64_t now)
 {
-    sn_ring_teardown(&s->sb);
-    return sn_ring_setup(&s->sb, gs, xce, domid);
-}
-
-void sn_stream_standby_teardown(struct sn_stream *s)
-{
-    sn_ring_teardown(&s->sb);
-}
-
-void sn_stream_promote(struct sn_stream *s)
-{
+    enum sn_be held = s->sb_be;
+    bool same = s->have_params && sn_stream_same_hw(&s->sb_hw, &s->hw);
     sn_ring_teardown(&s->r);
     /* The ring's state holds pointers to its shared pages, none into itself:
      * it moves as a value. */
     s->r = s->sb;
     memset(&s->sb, 0, sizeof(s->sb));
+    s->sb_be = SN_BE_CLOSED;
+    s->sb_refused = false;
     transport_up(s);
+    s->carried = false;
+    if (held == SN_BE_CLOSED)
+        return;
+    s->be = held;
+    if ((held == SN_BE_OPEN || held == SN_BE_OPENING) && same) {
+        s->carried = true;
+        s->data_sz = s->hw.buffer_frames * s->fb;
+        s->ctl_off = s->data_sz;
+        return;
+    }
+    /* Open with other parameters, or closing: opened afresh once closed. */
+    close_backend(s, now);
+    s->be = SN_BE_CLOSING;
+    s->open_wanted = true;
 }
 
 void sn_stream_lost(struct sn_stream *s, uint64_t now)
@@ -700,8 +722,13 @@ void sn_stream_connected(struct sn_stream *s, uint64_t now)
         s->lost = false;
         return;
     }
-    open_backend(s, now);
-    s->restoring = s->be == SN_BE_OPENING;
+    bool carried = s->carried;
+    s->carried = false;
+    if (carried)
+        apply_volume(s, now); /* behind its OPEN: done on the standby, or in flight */
+    else
+        open_backend(s, now);
+    s->restoring = s->be == SN_BE_OPENING || s->open_wanted;
     uint64_t at = sn_stream_clock(s, now_ns());
     if (s->lost && s->played_max > at)
         at = s->played_max; /* never what the old backend may have played already */
@@ -736,6 +763,8 @@ void sn_stream_connected(struct sn_stream *s, uint64_t now)
         s->lost_wall = s->gap_open = false;
         break;
     }
+    if (carried && s->be == SN_BE_OPEN)
+        s->lost = s->lost_wall = false; /* as at an OPEN's answer: the figures are final */
     sn_ring_push(&s->r);
 }
 

@@ -32,6 +32,13 @@ enum sn_run {
     SN_DRAINING, /* the program drained: the backend plays out what it has */
 };
 
+/* A request's tag: the operation, and for READ and WRITE where in the
+ * buffer (sn_stream.c, sn_standby.c). */
+#define SN_TAG(op, off, len) ((uint64_t)(op) | (uint64_t)(off) << 8 | (uint64_t)(len) << 36)
+#define SN_TAG_OP(t)         ((unsigned)((t)&0xffu))
+#define SN_TAG_OFF(t)        ((uint32_t)(((t) >> 8) & 0xfffffffu))
+#define SN_TAG_LEN(t)        ((uint32_t)((t) >> 36))
+
 enum sn_be {
     SN_BE_CLOSED = 0,
     SN_BE_OPENING, /* OPEN issued */
@@ -61,8 +68,14 @@ struct sn_stream {
     /* The transport to the backend now connected (none while down). */
     struct sn_ring r;
     bool up;
-    /* A hot standby's transport, set up and idle until promoted (sn_dev.c). */
+    /* A hot standby's transport, set up and idle until promoted (sn_dev.c),
+     * with the stream OPENed on it ahead (sn_standby.c): the program's
+     * parameters, a buffer shared, nothing written, never started. */
     struct sn_ring sb;
+    enum sn_be sb_be;
+    struct snp_hw_params sb_hw; /* what the standby's OPEN carried */
+    bool sb_refused;            /* the standby refused sb_hw: not again until they change */
+    bool carried;               /* promoted with that OPEN done or in flight: none to issue */
     enum sn_be be;
     bool be_started; /* TRIGGER START sent since the OPEN */
     bool be_paused;
@@ -142,13 +155,28 @@ void sn_stream_detach(struct sn_stream *s, uint64_t now);
 /* A transport for domid (setup of the connection). 0 or -1 (errno). */
 int sn_stream_setup(struct sn_stream *s, xengntshr_handle *gs, xenevtchn_handle *xce,
                     uint32_t domid);
-/* The hot standby's transport: shared with domid and held idle, dropped,
- * or made the live one (after sn_stream_teardown of the failed one; then
- * sn_stream_connected reopens on it). */
+/* The hot standby's transport (sn_standby.c): shared with domid and held,
+ * dropped, or made the live one (after sn_stream_teardown of the failed
+ * one; then sn_stream_connected starts the stream on it, or reopens it if
+ * it was not open there ahead). */
 int sn_stream_standby_setup(struct sn_stream *s, xengntshr_handle *gs, xenevtchn_handle *xce,
                             uint32_t domid);
 void sn_stream_standby_teardown(struct sn_stream *s);
-void sn_stream_promote(struct sn_stream *s);
+void sn_stream_promote(struct sn_stream *s, uint64_t now);
+/* While the standby is held: take its answers, open or close the stream on
+ * it as the program's parameters say. 0, or -1 with why (the standby
+ * misbehaved: an answer or an event it cannot send, an overdue answer). */
+int sn_stream_standby_service(struct sn_stream *s, uint64_t now, unsigned deadline_ms, char *why,
+                              size_t len);
+/* ... and ms until its oldest request would be overdue, at most cap. */
+unsigned sn_stream_standby_timeout(const struct sn_stream *s, uint64_t now, unsigned deadline_ms,
+                                   unsigned cap);
+/* OPEN for the stream's parameters, its buffer shared on r (the live OPEN's
+ * and the standby's); its data size in *data_sz. 0, or -1 (errno). */
+int sn_stream_open_req(const struct sn_stream *s, struct sn_ring *r, struct xensnd_req *q,
+                       uint32_t *data_sz);
+/* The program's parameters are those the standby's OPEN carried. */
+bool sn_stream_same_hw(const struct snp_hw_params *a, const struct snp_hw_params *b);
 /* The backend is connected: reopen and restore what the program had. */
 void sn_stream_connected(struct sn_stream *s, uint64_t now);
 /* The backend failed: note how far it played (before the transport goes). */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A hot standby (schema.md, "The hot standby's connection"): the shadow PCM
 # holds a second, idle connection to a standby sound driver domain, made in a
-# slot of its frontend dir. While aplay plays 20 s of frame-counter audio, a
+# slot of its frontend dir, with aplay's stream OPENed on it ahead and never
+# started (so each promotion starts it there: no OPEN in the gap, and the
+# standby's sndback opened it once). While aplay plays 20 s of frame-counter audio, a
 # stand-in toolstack crashes the serving domain four times and promotes the
 # standby each time (pause, FE/backend to the slot's backend, generation),
 # then attaches a fresh standby in the other slot. Each recovery is a switch
@@ -33,6 +35,11 @@ for i in 1 2 3 4; do
     log "fault $i: standby domain $sb in $slot promoted: $(sf_key "$guest" shadow/last-recovery) gap=$gap ms"
     [ "$(grep -c "switched to the standby connection" "$TEST_TMP/guest.log")" = "$i" ] ||
         fail "recovery $i was not a switch to the held connection"
+    # aplay's stream was open on the standby ahead (sn_standby.c): started, not reopened.
+    [ "$(grep -c "starting 1 stream opened on it ahead, reopening 0" "$TEST_TMP/guest.log")" = "$i" ] ||
+        fail "recovery $i reopened the stream instead of starting the one open on the standby"
+    [ "$(grep -c 'stream 0/0 open:' "$TEST_TMP/drv$i.log")" = 1 ] ||
+        fail "the standby's sndback (drv$i) opened the stream $(grep -c 'stream 0/0 open:' "$TEST_TMP/drv$i.log") times"
     expect_eq "FE/state after the live connection left FE" "$(xenstore-read "$fe/state")" 6
     serving=drv$i
     sb=$(attach_standby "$guest" "drv$((i + 1))" "$next")

@@ -61,6 +61,12 @@ struct usclock {
     uint32_t gen_n;    /* capture: the next frame number of the counter */
     uint64_t clock_n0; /* capture clock: the frame number of tick 0 (t0 at the rate) */
     int xrun;
+    /* The STREAM record of the last prepare, written before the stream's
+     * first other record: several sinks may share one recording (a driver
+     * domain playing while its hot standby has the stream prepared ahead),
+     * and a record belongs to the STREAM before it. */
+    struct usck_stream pending;
+    int stream_pending;
 };
 
 /* The capture clock's frame number of time t (ns of CLOCK_MONOTONIC). */
@@ -73,7 +79,16 @@ static void record(struct usclock *u, struct usck_rec *r, const struct usck_payl
 {
     if (u->rec_fd < 0)
         return;
-    int err = usck_append(u->rec_fd, r, pl);
+    int err = 0;
+    if (u->stream_pending) {
+        struct usck_rec sr = {.type = USCK_STREAM};
+        struct usck_payload spl = {{&u->pending, NULL}, {sizeof(u->pending), 0}};
+        sr.t_ns = sr.t_seen_ns = pcm_clock_now();
+        err = usck_append(u->rec_fd, &sr, &spl);
+        u->stream_pending = 0;
+    }
+    if (err == 0)
+        err = usck_append(u->rec_fd, r, pl);
     if (err < 0 && !u->rec_failed) {
         SNDERR("usclock: writing %s: %s", u->conf.file, strerror(-err));
         u->rec_failed = 1;
@@ -318,7 +333,7 @@ static int uc_sw_params(snd_pcm_ioplug_t *io, snd_pcm_sw_params_t *params)
 static int uc_prepare(snd_pcm_ioplug_t *io)
 {
     struct usclock *u = io->private_data;
-    struct usck_stream s = {
+    u->pending = (struct usck_stream){
         .version = USCK_VERSION,
         .capture = io->stream == SND_PCM_STREAM_CAPTURE,
         .format = u->fmt,
@@ -328,8 +343,7 @@ static int uc_prepare(snd_pcm_ioplug_t *io)
         .buffer_frames = (uint32_t)io->buffer_size,
         .pid = (uint32_t)getpid(),
     };
-    struct usck_rec r = {.type = USCK_STREAM};
-    struct usck_payload pl = {{&s, NULL}, {sizeof(s), 0}};
+    u->stream_pending = 1;
 
     pcm_clock_stop(&u->clk);
     u->xrun = 0;
@@ -337,8 +351,6 @@ static int uc_prepare(snd_pcm_ioplug_t *io)
     /* Wake a poller at once: a prepared playback stream has room. */
     pcm_clock_clear(&u->clk);
     pcm_clock_wake_now(&u->clk);
-    r.t_ns = r.t_seen_ns = pcm_clock_now();
-    record(u, &r, &pl);
     return 0;
 }
 
