@@ -259,8 +259,14 @@ static void created(struct sd_dom *d, unsigned domid, bool warm)
      * now. Watching the new domain and publishing the state are xenstore
      * round trips (8-10 ms of a 17 ms rewire on xensim) the guests need not
      * wait for; the watches' first events re-read what the switch changed. */
-    if (warm)
+    if (warm) {
         step_rewire(d, now);
+        /* Its watch as the standby, dropped only now (a round trip the
+         * switch need not wait for): watched again as the serving domain. */
+        struct sd_drv *drv = d->sd->drv[d->conf->driver];
+        if (drv && d->ops->unwatch)
+            d->ops->unwatch(drv, domid);
+    }
     sd_store_watch_dom(d);
     sd_publish(d);
 }
@@ -317,7 +323,7 @@ static int take_out_old(struct sd_dom *d, struct sd_drv *drv, bool fence_ok)
         r->destroyed = true;
         return 0;
     }
-    if (fence_ok && sd_standby_fit(d)) {
+    if (fence_ok) {
         char how[64];
         if (sd_fence(d, r->old_domid, &st, how, sizeof(how), err, sizeof(err)) == 0) {
             r->fenced = true;
@@ -362,11 +368,14 @@ static void step_restart(struct sd_dom *d, uint64_t now)
         fail_dom(d, why);
         return;
     }
-    if (!r->destroyed && !r->fenced && take_out_old(d, drv, true) != 0)
+    /* One look at the standby serves the fence and the promotion: each
+     * is a round trip to the driver on a failover's critical path. */
+    bool fit = sd_standby_fit(d);
+    if (!r->destroyed && !r->fenced && take_out_old(d, drv, fit) != 0)
         return;
     /* A standby: promoted instead of creating a domain, once the failed
      * domain is fenced or gone (never two backends serving one disk). */
-    unsigned sb = sd_standby_take(d);
+    unsigned sb = fit ? sd_standby_take(d) : 0;
     if (sb) {
         if (r->fenced)
             sd_reap_arm(d, r->old_domid); /* destroyed once the rewire is written */

@@ -313,13 +313,10 @@ bool sd_standby_fit(struct sd_dom *d)
 unsigned sd_standby_take(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
-    struct sd_drv *drv = drv_of(d);
-    if (!sd_standby_fit(d))
+    if (s->state != SB_READY || !s->inst.domid || s->op_pending)
         return 0;
     unsigned domid = s->inst.domid;
-    if (d->ops->unwatch)
-        d->ops->unwatch(drv, domid); /* watched again as the serving domain */
-    s->inst.watched_domid = 0;
+    s->inst.watched_domid = 0; /* its watch is dropped by the caller, after the switch */
     s->inst.domid = 0;
     sd_store_watch_standby(d); /* drops its heartbeat watch */
     s->state = SB_NONE;

@@ -17,8 +17,9 @@ void sd_standby_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned do
                         const char *err);
 /* Would sd_standby_take promote one now (ready, running)? */
 bool sd_standby_fit(struct sd_dom *d);
-/* Promote: the domid of a ready, running standby, now the serving domain's
- * (slot swapped, watches dropped), or 0 if there is none. */
+/* Promote: the domid of the ready standby sd_standby_fit found running a
+ * moment ago, now the serving domain's (slot swapped, its heartbeat watch
+ * dropped; the caller drops its domain watch), or 0 if there is none. */
 unsigned sd_standby_take(struct sd_dom *d);
 uint64_t sd_standby_wake(const struct sd_dom *d);
 
