@@ -11,9 +11,10 @@
  * processed whenever ALSA asks for the pointer, before new data moves, so a
  * late caller sees every period the clock took. Playback: transfers go to
  * understudy-sndfront at their stream position, gathered into one message
- * while the daemon already holds two periods ahead of the clock (a player
- * writing its decoder's 1152 frames at a time costs the daemon one wakeup a
- * period, not one a write); the daemon carries them to the backend, or
+ * (up to half the buffer) while the daemon already holds two periods ahead
+ * of the clock (a player writing its decoder's 1152 frames at a time costs
+ * the daemon one wakeup per half buffer, not one a write); the daemon
+ * carries them to the backend, or
  * drops them while there is none. Capture: the
  * daemon's frames queue here; each tick takes a period of them (silence
  * where there are none: a backend being replaced), keeping two periods in
@@ -104,12 +105,17 @@ static void flush(struct snplug *u)
 }
 
 /* Playback: send now unless the daemon holds two periods ahead of the clock
- * and less than a period is gathered (a buffer of two periods never waits). */
+ * and less than half the buffer (at least a period) is gathered: a program
+ * that keeps its buffer full then costs the daemon one wakeup per half
+ * buffer, not one a period (a buffer of two periods never waits). */
 static void flush_if_due(struct snplug *u)
 {
     uint64_t sent = u->appl - u->pend_frames;
-    if (u->pend_frames >= u->io.period_size || !u->clk.running ||
-        u->io.state == SND_PCM_STATE_DRAINING || sent < u->hw + 2 * u->io.period_size)
+    snd_pcm_uframes_t gather = u->io.buffer_size / 2;
+    if (gather < u->io.period_size)
+        gather = u->io.period_size;
+    if (u->pend_frames >= gather || !u->clk.running || u->io.state == SND_PCM_STATE_DRAINING ||
+        sent < u->hw + 2 * u->io.period_size)
         flush(u);
 }
 
