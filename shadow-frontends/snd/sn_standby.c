@@ -12,21 +12,8 @@
 #include "sn_stream.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static void sblog(const struct sn_stream *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void sblog(const struct sn_stream *s, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    s->host->log(s->host->arg, s, false, msg);
-}
 
 static void sb_reset(struct sn_stream *s)
 {
@@ -59,10 +46,11 @@ static void on_sb_rsp(void *arg, uint64_t tag, const struct xensnd_resp *rsp)
         if (rsp->status == 0) {
             s->sb_be = SN_BE_OPEN;
         } else {
-            sblog(s,
-                  "standby refused OPEN (%u Hz, %u channels): status %d; the stream opens there "
-                  "at a promotion instead",
-                  s->sb_hw.rate, s->sb_hw.channels, rsp->status);
+            sn_stream_log(
+                s, false,
+                "standby refused OPEN (%u Hz, %u channels): status %d; the stream opens there "
+                "at a promotion instead",
+                s->sb_hw.rate, s->sb_hw.channels, rsp->status);
             s->sb_be = SN_BE_CLOSED;
             s->sb_refused = true;
         }
@@ -104,8 +92,8 @@ static void reconcile(struct sn_stream *s, uint64_t now)
         return;
     uint32_t data_sz;
     if (sn_stream_open_req(s, &s->sb, &q, &data_sz) < 0) {
-        sblog(s, "standby: sharing a buffer of %u octets with domain %u: %m",
-              s->hw.buffer_frames * s->fb, s->sb.domid);
+        sn_stream_log(s, false, "standby: sharing a buffer of %u octets with domain %u: %m",
+                      s->hw.buffer_frames * s->fb, s->sb.domid);
         s->sb_refused = true;
         s->sb_hw = s->hw;
         return;

@@ -18,14 +18,8 @@
 #define CTL_BYTES  384u
 /* Octets kept from the card's buffer-size for them (CAPS). */
 #define CTL_RESERVE 512u
-#define TAG         SN_TAG
-#define TAG_OP      SN_TAG_OP
-#define TAG_OFF     SN_TAG_OFF
-#define TAG_LEN     SN_TAG_LEN
 
-static void slog(const struct sn_stream *s, bool error, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void slog(const struct sn_stream *s, bool error, const char *fmt, ...)
+void sn_stream_log(const struct sn_stream *s, bool error, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -107,10 +101,10 @@ static bool can_talk(const struct sn_stream *s)
 
 static int issue(struct sn_stream *s, struct xensnd_req *q, uint64_t tag, uint64_t now)
 {
-    q->operation = (uint8_t)TAG_OP(tag);
+    q->operation = (uint8_t)SN_TAG_OP(tag);
     if (sn_ring_issue(&s->r, q, tag, now) < 0) {
         /* Never with the ring sized for what one stream has in flight. */
-        slog(s, true, "request ring full: operation %u not sent", TAG_OP(tag));
+        sn_stream_log(s, true, "request ring full: operation %u not sent", SN_TAG_OP(tag));
         return -1;
     }
     return 0;
@@ -120,7 +114,7 @@ static void simple(struct sn_stream *s, unsigned op, uint64_t now)
 {
     struct xensnd_req q;
     memset(&q, 0, sizeof(q));
-    issue(s, &q, TAG(op, 0, 0), now);
+    issue(s, &q, SN_TAG(op, 0, 0), now);
 }
 
 static void trigger(struct sn_stream *s, unsigned type, uint64_t now)
@@ -128,7 +122,7 @@ static void trigger(struct sn_stream *s, unsigned type, uint64_t now)
     struct xensnd_req q;
     memset(&q, 0, sizeof(q));
     q.op.trigger.type = (uint8_t)type;
-    issue(s, &q, TAG(XENSND_OP_TRIGGER, 0, 0), now);
+    issue(s, &q, SN_TAG(XENSND_OP_TRIGGER, 0, 0), now);
 }
 
 static void values(struct sn_stream *s, unsigned op, uint32_t at, uint32_t len, uint64_t now)
@@ -137,7 +131,7 @@ static void values(struct sn_stream *s, unsigned op, uint32_t at, uint32_t len, 
     memset(&q, 0, sizeof(q));
     q.op.rw.offset = s->ctl_off + at;
     q.op.rw.length = len;
-    issue(s, &q, TAG(op, 0, 0), now);
+    issue(s, &q, SN_TAG(op, 0, 0), now);
 }
 
 /* Volume and mute as the program set them (a backend's start at 0 dB, on). */
@@ -181,15 +175,15 @@ static void open_backend(struct sn_stream *s, uint64_t now)
     s->open_wanted = false;
     struct xensnd_req q;
     if (sn_stream_open_req(s, &s->r, &q, &s->data_sz) < 0) {
-        slog(s, true, "sharing a buffer of %u octets with domain %u: %m",
-             s->hw.buffer_frames * s->fb, s->r.domid);
+        sn_stream_log(s, true, "sharing a buffer of %u octets with domain %u: %m",
+                      s->hw.buffer_frames * s->fb, s->r.domid);
         return;
     }
     s->ctl_off = s->data_sz;
     /* No CLOSE is in flight (be CLOSED): every event on the page is the last
      * OPEN's, and the backend numbers this OPEN's from 0. */
     sn_ring_events_reset(&s->r);
-    if (issue(s, &q, TAG(XENSND_OP_OPEN, 0, 0), now) < 0)
+    if (issue(s, &q, SN_TAG(XENSND_OP_OPEN, 0, 0), now) < 0)
         return;
     s->be = SN_BE_OPENING;
     s->be_started = s->be_paused = s->be_dirty = false;
@@ -257,8 +251,8 @@ static void stop_backend(struct sn_stream *s, uint64_t now)
 static void on_rsp(void *arg, uint64_t tag, const struct xensnd_resp *rsp)
 {
     struct sn_stream *s = arg;
-    unsigned op = TAG_OP(tag);
-    uint32_t off = TAG_OFF(tag), len = TAG_LEN(tag);
+    unsigned op = SN_TAG_OP(tag);
+    uint32_t off = SN_TAG_OFF(tag), len = SN_TAG_LEN(tag);
     switch (op) {
     case XENSND_OP_OPEN:
         s->restoring = false;
@@ -269,8 +263,9 @@ static void on_rsp(void *arg, uint64_t tag, const struct xensnd_resp *rsp)
         } else {
             /* The card advertised these parameters: the backend's device
              * cannot do them after all. The program's audio is dropped. */
-            slog(s, true, "backend refused OPEN (%u Hz, %s, %u channels): status %d; audio dropped",
-                 s->hw.rate, sndc_format_name(s->hw.format), s->hw.channels, rsp->status);
+            sn_stream_log(s, true,
+                          "backend refused OPEN (%u Hz, %s, %u channels): status %d; audio dropped",
+                          s->hw.rate, sndc_format_name(s->hw.format), s->hw.channels, rsp->status);
             s->be = SN_BE_CLOSED;
             s->be_started = false;
         }
@@ -283,8 +278,8 @@ static void on_rsp(void *arg, uint64_t tag, const struct xensnd_resp *rsp)
         s->inflight -= len <= s->inflight ? len : s->inflight;
         if (rsp->status) {
             if ((op == XENSND_OP_WRITE ? s->write_errors++ : s->read_errors++) < 5)
-                slog(s, true, "%s of %u octets: status %d",
-                     op == XENSND_OP_WRITE ? "WRITE" : "READ", len, rsp->status);
+                sn_stream_log(s, true, "%s of %u octets: status %d",
+                              op == XENSND_OP_WRITE ? "WRITE" : "READ", len, rsp->status);
         } else if (op == XENSND_OP_READ && s->fb && off + len <= s->data_sz && s->client) {
             /* Copied out of the shared buffer by the host before the next READ
              * can land there. */
@@ -295,7 +290,7 @@ static void on_rsp(void *arg, uint64_t tag, const struct xensnd_resp *rsp)
         break;
     default:
         if (rsp->status)
-            slog(s, true, "operation %u: status %d", op, rsp->status);
+            sn_stream_log(s, true, "operation %u: status %d", op, rsp->status);
         break;
     }
 }
@@ -374,7 +369,7 @@ static void pump_playback(struct sn_stream *s, uint64_t now)
         q.op.rw.offset = s->woff;
         q.op.rw.length = len;
         /* the audio is in the buffer /then/ the request (the push's barrier) */
-        if (issue(s, &q, TAG(XENSND_OP_WRITE, s->woff, len), now) < 0)
+        if (issue(s, &q, SN_TAG(XENSND_OP_WRITE, s->woff, len), now) < 0)
             break;
         s->woff = (s->woff + len) % s->data_sz;
         s->inflight += len;
@@ -399,7 +394,7 @@ static void pump_capture(struct sn_stream *s, uint64_t now)
         memset(&q, 0, sizeof(q));
         q.op.rw.offset = s->woff;
         q.op.rw.length = len;
-        if (issue(s, &q, TAG(XENSND_OP_READ, s->woff, len), now) < 0)
+        if (issue(s, &q, SN_TAG(XENSND_OP_READ, s->woff, len), now) < 0)
             break;
         s->woff = (s->woff + len) % s->data_sz;
         s->inflight += len;
@@ -661,7 +656,6 @@ void sn_stream_promote(struct sn_stream *s, uint64_t now)
     }
     /* Open with other parameters, or closing: opened afresh once closed. */
     close_backend(s, now);
-    s->be = SN_BE_CLOSING;
     s->open_wanted = true;
 }
 

@@ -126,6 +126,10 @@ struct sn_stream {
     uint64_t write_errors, read_errors, late_drops;
 };
 
+/* A line for the host's log about s (sn_stream.c, sn_standby.c). */
+void sn_stream_log(const struct sn_stream *s, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 void sn_stream_init(struct sn_stream *s, const struct sn_host *host, unsigned index,
                     const struct sndc_stream *cfg, bool shadow);
 void sn_stream_free(struct sn_stream *s);
