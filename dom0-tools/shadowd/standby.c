@@ -295,11 +295,17 @@ uint64_t sd_standby_wake(const struct sd_dom *d)
     }
 }
 
+/* Ready to promote, as far as shadowd knows (sd_standby_fit also looks). */
+static bool sb_ready(const struct sd_standby *s)
+{
+    return s->state == SB_READY && s->inst.domid && !s->op_pending;
+}
+
 bool sd_standby_fit(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
     struct sd_drv *drv = drv_of(d);
-    if (s->state != SB_READY || !s->inst.domid || s->op_pending || !drv)
+    if (!sb_ready(s) || !drv)
         return false;
     struct sd_domstat st;
     char err[256];
@@ -313,7 +319,7 @@ bool sd_standby_fit(struct sd_dom *d)
 unsigned sd_standby_take(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
-    if (s->state != SB_READY || !s->inst.domid || s->op_pending)
+    if (!sb_ready(s))
         return 0;
     unsigned domid = s->inst.domid;
     s->inst.watched_domid = 0; /* its watch is dropped by the caller, after the switch */
