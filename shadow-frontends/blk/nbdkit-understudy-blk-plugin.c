@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,8 @@ static int ubf_config_complete(void)
      * page faulted in anew, which cost more CPU than the copy itself (perf on
      * xensim, bench/README.md "Disk"). Keep that much memory for reuse. */
     size_t keep = ((size_t)cfg.max_retained_mib + 32u) << 20;
+    if (keep > INT_MAX)
+        keep = INT_MAX; /* mallopt takes an int */
     if (!mallopt(M_MMAP_THRESHOLD, 1 << 20) || !mallopt(M_TRIM_THRESHOLD, (int)keep))
         nbdkit_debug("mallopt: glibc's defaults kept (write copies are faulted in anew)");
     return 0;
