@@ -18,6 +18,10 @@
 #                          tests/frontends/sndhostile.c) for SECONDS; its output in
 #                          $TEST_TMP/NAME.out (not a .log: its own sanitizer reports are not
 #                          the frontend's)
+#   snd_guest_alive        fail unless the guest running the frontend still runs
+#   sndhostile_wait NAME SECS   until sndhostile in NAME has ended (at most SECS + 30 s),
+#                          failing if the frontend dies meanwhile; it must have ended and
+#                          said HOSTILE-OK in $TEST_TMP/NAME.out
 #   vsnd_be_add GUEST DRV DEVID   only the backend dir (a new driver domain's)
 #   replace_sndback OLD NEW GUEST   destroy OLD if it is there, start NEW with sndback and
 #                          its backend dir, rewire the frontend dir in place; prints NEW's domid
@@ -72,6 +76,18 @@ sndhostile_dom() {
     "$XENSIM" create --name "$name" --log "$TEST_TMP/$name.out" -- sh -c \
         'f=$1; shift; while [ ! -s "$f" ]; do sleep 0.02; done; exec "$1" "$(cat "$f")" "$2" "$3"' \
         sh "$TEST_TMP/go.$name" "$TPROG/frontends/sndhostile" "$2" "$3"
+}
+snd_guest_alive() { "$XENSIM" info guest | grep -q state=running || fail "the frontend died: $(tail -5 "$TEST_TMP/guest.log")"; }
+sndhostile_wait() {
+    local name=$1 secs=$2 i
+    for ((i = 0; i < (secs + 30) * 4; i++)); do
+        snd_guest_alive
+        "$XENSIM" info "$name" | grep -q state=running || break
+        sleep 0.25
+    done
+    "$XENSIM" info "$name" | grep -q state=running && fail "sndhostile did not end"
+    grep -q '^HOSTILE-OK' "$TEST_TMP/$name.out" ||
+        fail "sndhostile did not finish: $(tail -3 "$TEST_TMP/$name.out")"
 }
 sndback_go() { vsnd_be "$(xensim_domid "$1")" "$2" "$3" >"$TEST_TMP/go.$1.tmp" && mv "$TEST_TMP/go.$1.tmp" "$TEST_TMP/go.$1"; }
 xensim_domid() { "$XENSIM" info "$1" | sed -n 's/^domid=//p'; }
