@@ -50,12 +50,18 @@ struct sd_dev {
     bool chmod_pending; /* switched: FE's permissions still to follow (rewire.c) */
     /* The hot standby's connection (hotsb.c, schema.md): what shadowd
      * believes of the store, reconciled from it while hot_known is false. */
-    int live_slot;         /* the serving backend's frontend: 0 FE, SD_SLOT_A/B (record.c) */
-    bool hot_known;        /* hot_slot and hot_up below are the store's */
-    int hot_slot;          /* the slot held for the standby; 0: none */
-    unsigned hot_domid;    /* the standby it is attached to */
-    uint64_t hot_since;    /* attached (or adopted) at */
-    bool hot_up;           /* its slot went Connected */
+    int live_slot;      /* the serving backend's frontend: 0 FE, SD_SLOT_A/B (record.c) */
+    bool hot_known;     /* hot_slot and hot_up below are the store's */
+    int hot_slot;       /* the slot held for the standby; 0: none */
+    unsigned hot_domid; /* the standby it is attached to */
+    uint64_t hot_since; /* attached (or adopted) at */
+    bool hot_up;        /* its slot went Connected */
+    bool hot_recheck;   /* hot_up, but the slot changed since: its state to read again */
+    /* FE/shadow/generation and recoveries as last read while the slot is
+     * held (fe_known), so that a switch need not read them (rewire.c); an
+     * event for either clears fe_known until they are read again. */
+    bool fe_known;
+    uint64_t fe_gen, fe_rec;
     unsigned hot_refused;  /* the standby whose slot this frontend did not take in time */
     uint64_t hot_retry_ms; /* next attach attempt; UINT64_MAX: at the frontend's next change */
     bool stale_due;        /* look for a slot that is no longer live nor held */

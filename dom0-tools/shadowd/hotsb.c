@@ -66,7 +66,7 @@ void sd_hot_reset(struct sd_dom *d)
         struct sd_dev *v = d->devs[i];
         v->hot_known = false;
         v->hot_slot = 0;
-        v->hot_up = false;
+        v->hot_up = v->hot_recheck = v->fe_known = false;
         v->hot_retry_ms = 0;
         v->stale_due = true;
     }
@@ -172,7 +172,7 @@ static void detach(struct sd_dom *d, struct sd_dev *v, int slot, unsigned sb, co
     sd_dlog(d, "hot standby: detached %s %u of guest %u%s%s: %s", v->type, v->devid, v->fe,
             slot > 0 ? " from " : "", slot > 0 ? sd_slot_name(slot) : "", why);
     v->hot_slot = 0;
-    v->hot_up = false;
+    v->hot_up = v->hot_recheck = v->fe_known = false;
     v->hot_known = true;
 }
 
@@ -296,7 +296,7 @@ static void attach(struct sd_dom *d, struct sd_dev *v, unsigned sb, uint64_t now
         v->hot_slot = a.slot;
         v->hot_domid = sb;
         v->hot_since = now;
-        v->hot_up = false;
+        v->hot_up = v->hot_recheck = v->fe_known = false;
         v->hot_known = true;
         sd_dlog(d, "hot standby: attached %s %u of guest %u to standby domain %u in %s (%u keys)",
                 v->type, v->devid, v->fe, sb, sd_slot_name(a.slot), a.copied);
@@ -337,7 +337,7 @@ static void reconcile(struct sd_dom *d, struct sd_dev *v, unsigned sb, uint64_t 
 {
     struct xs_handle *xs = d->sd->xs;
     v->hot_slot = 0;
-    v->hot_up = false;
+    v->hot_up = v->hot_recheck = v->fe_known = false;
     v->stale_due = true;
     char *name = xsu_read(xs, XBT_NULL, v->fe_path, USK_FE_STANDBY, 16);
     if (!name) {
@@ -361,6 +361,7 @@ static void reconcile(struct sd_dom *d, struct sd_dev *v, unsigned sb, uint64_t 
             v->hot_slot = s;
             v->hot_domid = sb;
             v->hot_since = now;
+            v->hot_recheck = v->fe_known = false;
             v->hot_up = xsu_read_u64(xs, XBT_NULL, slot, PVK_STATE, 7, &st) == 0 && st == 4;
             sd_dlog(d, "hot standby: %s %u of guest %u holds %s on standby domain %u (%s): adopted",
                     v->type, v->devid, v->fe, sd_slot_name(s), sb,
@@ -409,15 +410,34 @@ static void stale_slots(struct sd_dom *d, struct sd_dev *v)
     }
 }
 
+/* What a switch would read of FE in its transaction, read ahead while
+ * the slot is held (rewire.c); absent or nonsense reads as 0, as there. */
+static void read_fe_keys(struct sd_dom *d, struct sd_dev *v)
+{
+    struct xs_handle *xs = d->sd->xs;
+    v->fe_known = true; /* before the reads: an event during them clears it */
+    if (xsu_read_u64(xs, XBT_NULL, v->fe_path, USK_FE_GENERATION, SD_GEN_MAX, &v->fe_gen) < 0)
+        v->fe_gen = 0;
+    if (xsu_read_u64(xs, XBT_NULL, v->fe_path, USK_FE_RECOVERIES, UINT64_MAX, &v->fe_rec) < 0)
+        v->fe_rec = 0;
+}
+
 /* The held slot Connected? */
 static void check_up(struct sd_dom *d, struct sd_dev *v, uint64_t now)
 {
+    if (v->hot_up && !v->fe_known)
+        read_fe_keys(d, v);
     char slot[192];
     uint64_t st = 0;
-    if (v->hot_up || !v->hot_slot || !sd_slot_path(slot, sizeof(slot), v->fe_path, v->hot_slot))
+    if ((v->hot_up && !v->hot_recheck) || !v->hot_slot ||
+        !sd_slot_path(slot, sizeof(slot), v->fe_path, v->hot_slot))
         return;
     if (xsu_read_u64(d->sd->xs, XBT_NULL, slot, PVK_STATE, 7, &st) == 0 && st == 4) {
+        v->hot_recheck = false;
+        if (v->hot_up)
+            return; /* still */
         v->hot_up = true;
+        read_fe_keys(d, v);
         sd_dlog(d,
                 "hot standby: %s %u of guest %u connected to standby domain %u in %s, %llu ms "
                 "after the attach",
@@ -434,6 +454,11 @@ void sd_hot_fe_event(struct sd_dom *d, struct sd_dev *v, const char *rel)
     if (!strcmp(rel, USK_FE_STATE)) {
         if (v->hot_retry_ms == UINT64_MAX) {
             v->hot_retry_ms = 0; /* shadow-aware now: try it */
+            d->hot_due = true;
+        }
+    } else if (!strcmp(rel, USK_FE_GENERATION) || !strcmp(rel, USK_FE_RECOVERIES)) {
+        if (v->hot_slot && v->fe_known) {
+            v->fe_known = false; /* read again (check_up) */
             d->hot_due = true;
         }
     } else if (!strcmp(rel, USK_FE_STANDBY)) {
@@ -455,8 +480,13 @@ void sd_hot_fe_event(struct sd_dom *d, struct sd_dev *v, const char *rel)
         snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) - 1 ? n : sizeof(name) - 1),
                  nm);
         int s = sd_parse_slot(name);
-        if (s > 0 && s == v->hot_slot && !v->hot_up) {
-            d->hot_due = true; /* its state may be Connected now */
+        if (s > 0 && s == v->hot_slot) {
+            /* Its state may be Connected now - or, once it was, no longer
+             * (a frontend that drops its idle connection sets it up
+             * afresh): a switch trusts hot_up only until such an event
+             * (rewire.c), so it is read again. */
+            v->hot_recheck = v->hot_up;
+            d->hot_due = true;
         } else if (s > 0 && s != v->hot_slot && s != v->live_slot) {
             v->stale_due = true; /* written to after it was left: tidy it */
             d->hot_due = true;

@@ -224,7 +224,11 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
                 r->id, why, paired_count(d), sd_record_guests(d, NULL),
                 (unsigned long long)(r->t_detect - r->t_evidence));
     sd_persist_save_rec(d);
-    sd_publish(d);
+    /* The state is published as the recovery goes on (created, or a cold
+     * restart's step_restart): with a standby to promote, not before the
+     * switch - a round trip the guests would wait for. */
+    if (!sd_standby_ready(d))
+        sd_publish(d);
 }
 
 static void step_rewire(struct sd_dom *d, uint64_t now);
@@ -253,20 +257,25 @@ static void created(struct sd_dom *d, unsigned domid, bool warm)
             warm ? "standby domain" : "domain", domid, warm ? "promoted" : "created", hot,
             r->attempts, (unsigned long long)(now - r->t_detect));
     d->devs_dirty = true;
-    sd_persist_save_devs(d);
-    sd_persist_save_rec(d);
     /* A promoted standby already holds the guests' connections: switch them
-     * now. Watching the new domain and publishing the state are xenstore
-     * round trips (8-10 ms of a 17 ms rewire on xensim) the guests need not
-     * wait for; the watches' first events re-read what the switch changed. */
+     * now. Saving the state, watching the new domain, dropping the
+     * standby's watches and publishing the state are file writes and round
+     * trips (a few ms on xensim, more under load) the guests need not wait
+     * for; the watches' first events re-read what the switch changed. A
+     * shadowd killed before the save resumes the recovery from its restart
+     * step: the standby is still what it promotes, and the rewire finds the
+     * devices switched already (sd_rewire_dev, maybe_done). */
     if (warm) {
         step_rewire(d, now);
-        /* Its watch as the standby, dropped only now (a round trip the
-         * switch need not wait for): watched again as the serving domain. */
+        /* Its watches as the standby, dropped only now: watched again as
+         * the serving domain. */
+        sd_store_watch_standby(d);
         struct sd_drv *drv = d->sd->drv[d->conf->driver];
         if (drv && d->ops->unwatch)
             d->ops->unwatch(drv, domid);
     }
+    sd_persist_save_devs(d);
+    sd_persist_save_rec(d);
     sd_store_watch_dom(d);
     sd_publish(d);
 }
@@ -382,6 +391,7 @@ static void step_restart(struct sd_dom *d, uint64_t now)
         created(d, sb, true);
         return;
     }
+    sd_publish(d); /* recovering, if sd_recover_start left it for a promotion */
     if (r->fenced) {
         /* Fenced for a standby that turned out unfit: destroy the failed
          * domain before a cold start, as without a standby. */
@@ -582,7 +592,8 @@ static void step_rewire(struct sd_dom *d, uint64_t now)
     if (left) {
         if (retry)
             r->next_try_ms = sd_now() + REWIRE_RETRY_MS;
-        sd_persist_save_rec(d); /* what is rewired so far */
+        sd_persist_save_devs(d); /* a promotion's domain ids (created saves them after) */
+        sd_persist_save_rec(d);  /* what is rewired so far */
         return;
     }
     now = sd_now(); /* the rewire phase ends after its writes, not when this turn began */

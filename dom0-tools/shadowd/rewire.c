@@ -16,8 +16,12 @@
  * device appear whole; a transaction that keeps conflicting (the guest is
  * writing its own dir) is retried a bounded number of times, then the same
  * writes are made one by one in a safe order: backend dir, frontend
- * permissions, frontend keys, generation last. Rewiring is idempotent: a
- * device already pointing at the new domain is left alone. */
+ * permissions, frontend keys, generation last. A switch that shadowd knows
+ * all it needs of (the slot held, Connected, FE's generation and recoveries
+ * read while it was held: hotsb.c) is made in that order at once, without
+ * a transaction or a read: the guest moves after the third round trip (the
+ * generation), FE/shadow/standby's removal comes fourth. Rewiring is idempotent: a device already pointing at the new
+ * domain, its generation moved, is left alone. */
 #define _GNU_SOURCE
 #include "rewire.h"
 
@@ -39,7 +43,6 @@
 
 #define MAX_FE_NODES 512
 #define MAX_FE_DEPTH 4
-#define GEN_MAX      (1ull << 53) /* a guest's absurd generation is not ours to follow */
 
 /* Set perms on dir and every node below it; with root (a frontend dir) set,
  * not on its slots, which have their own reader (schema.md). 0, or -1. */
@@ -108,10 +111,17 @@ int sd_rewire_write_be(struct xs_handle *xs, const struct sd_dev *v, unsigned dr
  * that holds a standby connection is (hotsb.c attaches only those): its
  * state is not read again. */
 static uint64_t read_frontend(struct xs_handle *xs, struct sd_dev *v, xs_transaction_t t,
-                              bool aware)
+                              bool aware, bool cached)
 {
     uint64_t g = 0;
-    if (xsu_read_u64(xs, t, v->fe_path, USK_FE_GENERATION, GEN_MAX, &g) < 0)
+    if (cached) {
+        /* Read while the slot was held, and not written since (hotsb.c):
+         * two round trips fewer in a switch's transaction. */
+        v->shadow_aware = true;
+        v->rec_base = v->fe_rec;
+        return (v->fe_gen > v->generation ? v->fe_gen : v->generation) + 1;
+    }
+    if (xsu_read_u64(xs, t, v->fe_path, USK_FE_GENERATION, SD_GEN_MAX, &g) < 0)
         g = 0; /* absent or nonsense: ours is the reference */
     uint64_t rec = 0;
     v->shadow_aware = aware;
@@ -154,6 +164,15 @@ static int point_frontend(struct xs_handle *xs, struct sd_dom *d, struct sd_dev 
     return sd_fenced_all(d) ? xsu_printf(xs, t, v->fe_path, USK_FE_FENCED, "%s", num) : 0;
 }
 
+/* A Connected slot held for drv, as shadowd's own attach wrote it and the
+ * guest's events since have kept it current (hotsb.c: FE/shadow/standby
+ * re-read on each change, the slot's state until Connected and again after
+ * any change under it). */
+static bool known_switch(const struct sd_dev *v, unsigned drv)
+{
+    return v->hot_known && v->hot_slot > 0 && v->hot_domid == drv && v->hot_up && !v->hot_recheck;
+}
+
 /* The slot v holds for domain drv, its backend being be: SD_SLOT_A or
  * SD_SLOT_B, with *up if the frontend has it Connected; 0 if it holds none
  * for drv. FE/shadow/standby and the slot are the guest's; be, which only
@@ -162,9 +181,15 @@ static int point_frontend(struct xs_handle *xs, struct sd_dom *d, struct sd_dev 
  * changed them since misleads only its own frontend, which is pointed at
  * be whatever they say (three round trips fewer a device in a promotion:
  * on Xen in QEMU a round trip is some 20 ms). */
-static int held_slot(struct xs_handle *xs, xs_transaction_t t, const struct sd_dev *v,
+static int held_slot(struct xs_handle *xs, xs_transaction_t t, const struct sd_dev *v, unsigned drv,
                      const char *be, bool *up)
 {
+    /* Known: switched without the three reads below, each a round trip
+     * inside the switch's transaction, on the failover's critical path. */
+    if (known_switch(v, drv)) {
+        *up = true;
+        return v->hot_slot;
+    }
     char slot[160];
     char *name = xsu_read(xs, t, v->fe_path, USK_FE_STANDBY, 16);
     int s = sd_parse_slot(name);
@@ -190,8 +215,8 @@ static int write_all(struct xs_handle *xs, struct sd_dom *d, struct sd_dev *v, u
                      bool *hot, bool *switched)
 {
     bool up;
-    int s = held_slot(xs, t, v, be, &up);
-    uint64_t gen = read_frontend(xs, v, t, s > 0);
+    int s = held_slot(xs, t, v, drv, be, &up);
+    uint64_t gen = read_frontend(xs, v, t, s > 0, s > 0 && known_switch(v, drv) && v->fe_known);
     *hot = *switched = false;
     if (s) {
         /* Switch: the backend dir is there, naming the slot. FE's
@@ -249,15 +274,19 @@ static void rewired(struct sd_dev *v, const struct rewire_txn *r)
 }
 
 /* Already rewired to drv (a resumed recovery)? Its backend dir names FE or
- * one of FE's slots. */
+ * one of FE's slots, and the generation moved past the one shadowd saved
+ * before the rewire (a switch writes it after backend and backend-id,
+ * outside a transaction: sd_rewire_dev). */
 static bool already_done(struct xs_handle *xs, const struct sd_dev *v, unsigned drv, const char *be)
 {
     char *b = xsu_read(xs, XBT_NULL, v->fe_path, PVK_BACKEND, 256);
     char *f = xsu_read(xs, XBT_NULL, be, PVK_FRONTEND, 256);
-    uint64_t id = 0;
+    uint64_t id = 0, g = 0;
     bool done = b && f && !strcmp(b, be) && sd_front_which(v->fe_path, f) >= 0 &&
                 xsu_read_u64(xs, XBT_NULL, v->fe_path, PVK_BACKEND_ID, 0x7FEF, &id) == 0 &&
-                id == drv;
+                id == drv &&
+                xsu_read_u64(xs, XBT_NULL, v->fe_path, USK_FE_GENERATION, SD_GEN_MAX, &g) == 0 &&
+                g > v->generation;
     free(b);
     free(f);
     return done;
@@ -292,6 +321,23 @@ int sd_rewire_dev(struct xs_handle *xs, struct sd_dom *d, struct sd_dev *v, unsi
                     v->type, v->devid, v->fe, parent, strerror(errno));
     }
     struct rewire_txn r = {.d = d, .v = v, .drv = drv, .be = be, .what = "start a transaction"};
+    if (known_switch(v, drv) && v->fe_known) {
+        /* A switch shadowd knows all it needs of: three writes, in the
+         * order the frontend reads them (backend, backend-id, then the
+         * generation it watches), and FE/shadow/standby's removal - no
+         * transaction, whose start and end would be two more round trips
+         * before the guest can move (on Xen in QEMU some 20 ms each). The
+         * guest sees nothing half done: it acts on the generation alone. */
+        if (write_all(xs, d, v, drv, XBT_NULL, be, &r.gen, &r.what, &r.hot, &r.switched) < 0) {
+            int e = errno;
+            sd_dlog(d, "rewire %s %u of guest %u: %s: %s", v->type, v->devid, v->fe, r.what,
+                    strerror(e));
+            errno = e;
+            return -1;
+        }
+        rewired(v, &r);
+        return 0;
+    }
     const char *call;
     if (xsu_txn(xs, rewire_body, &r, &call) == 0) {
         rewired(v, &r);

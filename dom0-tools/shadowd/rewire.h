@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <xenstore.h>
 
+/* A guest's absurd FE/shadow/generation is not ours to follow. */
+#define SD_GEN_MAX (1ull << 53)
+
 struct sd_dom;
 struct sd_dev;
 

@@ -301,6 +301,11 @@ static bool sb_ready(const struct sd_standby *s)
     return s->state == SB_READY && s->inst.domid && !s->op_pending;
 }
 
+bool sd_standby_ready(const struct sd_dom *d)
+{
+    return sb_ready(&d->sb);
+}
+
 bool sd_standby_fit(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
@@ -322,9 +327,11 @@ unsigned sd_standby_take(struct sd_dom *d)
     if (!sb_ready(s))
         return 0;
     unsigned domid = s->inst.domid;
-    s->inst.watched_domid = 0; /* its watch is dropped by the caller, after the switch */
+    /* Its watches are dropped by the caller, after the switch (recover.c,
+     * created): its death watch, and its heartbeat's, which SB_NONE ignores
+     * until then. */
+    s->inst.watched_domid = 0;
     s->inst.domid = 0;
-    sd_store_watch_standby(d); /* drops its heartbeat watch */
     s->state = SB_NONE;
     s->replacing = false;
     s->next_try_ms = 0; /* a new one as soon as the domain is up again */

@@ -9,6 +9,9 @@
 
 struct sd_dom;
 
+/* A standby is ready to be promoted, as far as shadowd knows (no look at
+ * the domain: sd_standby_fit). */
+bool sd_standby_ready(const struct sd_dom *d);
 void sd_standby_startup(struct sd_dom *d); /* adopt a running standby, or plan one */
 void sd_standby_tick(struct sd_dom *d, uint64_t now);
 void sd_standby_check(struct sd_dom *d); /* death events: look at the standby */

@@ -117,7 +117,8 @@ void sfc_fault(struct sfc *c, enum sf_kind kind, const char *fmt, ...)
         c->ops->isolate(c->cls, held, sizeof(held));
     teardown(c);
     uint64_t torn = sf_now_ms() - now;
-    set_fe_state(c, XenbusStateClosed);
+    if (!c->switching)
+        set_fe_state(c, XenbusStateClosed); /* a switch writes it after (switch_from_live) */
     bool report = sfr_detect(&c->rec, kind, detail, now, evidence);
     if (c->rec.state == SF_CONNECTING) {
         sfc_log(c, SF_LOG_ERR, "connecting to backend %s (domain %u): %s: %s; retrying", c->x.be,
@@ -126,7 +127,7 @@ void sfc_fault(struct sfc *c, enum sf_kind kind, const char *fmt, ...)
         state_changed(c);
         return;
     }
-    if (report) {
+    if (report && !c->switching) {
         publish(c, USK_FE_REPORT, "%s", c->rec.report);
         publish(c, USK_FE_STATE, "%s", USK_STATE_RECOVERING);
     }
@@ -355,6 +356,34 @@ static void promote(struct sfc *c)
     state_changed(c);
 }
 
+/* The toolstack switched a live connection to the held one before this
+ * frontend saw its backend fail (a hot promotion): the data path moves
+ * first - the failed transport is dropped without what costs round trips
+ * (the class may leave its unsharing and its keys until after), the held
+ * one taken over - and what a fault writes to xenstore (the old dir's
+ * state, the report) follows once the stream or the disk is moving again:
+ * each is a round trip, and they were the larger part of the guest's share
+ * of a switch (bench/README.md, "Sound"). */
+static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
+{
+    char old[SFX_PATH_MAX];
+    snprintf(old, sizeof(old), "%s", c->x.fe);
+    uint64_t seq = c->rec.report_seq;
+    c->switching = true;
+    sfc_fault(c, SF_BACKEND_RESTARTED, "rewired by the toolstack to %s (generation %" PRIu64 ")",
+              be, g);
+    if (c->rec.state != SF_FAILED)
+        promote(c);
+    c->switching = false;
+    if (xsu_write_state(sfx_xs(&c->x), old, XenbusStateClosed) < 0)
+        sfc_log(c, SF_LOG_ERR, "xenstore write %s/state (%s): %m", old,
+                xsu_state_name(XenbusStateClosed));
+    if (c->rec.report_seq != seq) /* sfc_fault made a report */
+        publish(c, USK_FE_REPORT, "%s", c->rec.report);
+    if (c->rec.state == SF_RECOVERING)
+        publish(c, USK_FE_STATE, "%s", USK_STATE_RECOVERING);
+}
+
 static void on_generation(struct sfc *c)
 {
     uint64_t g;
@@ -373,6 +402,12 @@ static void on_generation(struct sfc *c)
         return;
     }
     bool hot = c->sb_phase == SFC_UP && !strcmp(be, c->sx.be) && id == c->sx.be_id;
+    if (hot && c->phase == SFC_UP) {
+        sfc_log(c, SF_LOG_INFO, "generation %" PRIu64 ": backend is now %s (domain %u), held idle",
+                g, be, id);
+        switch_from_live(c, g, be);
+        return;
+    }
     if (c->phase == SFC_UP)
         sfc_fault(c, SF_BACKEND_RESTARTED,
                   "rewired by the toolstack to %s (generation %" PRIu64 ")", be, g);

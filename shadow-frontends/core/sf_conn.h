@@ -137,6 +137,10 @@ struct sfc {
     bool sb_refused;  /* standby_connect said another device: until the slot changes */
     uint64_t sb_since, sb_retry_at;
     uint64_t promotions; /* recoveries that switched to the standby */
+    /* A hot switch from a live connection is under way (sf_conn.c,
+     * switch_from_live): the class's teardown may leave what costs round
+     * trips (unsharing, its xenstore keys) until the switch is done. */
+    bool switching;
 };
 
 /* Connect to xenstore and set the watches (logged on failure). 0 or -1. */

@@ -45,9 +45,31 @@ static void stream_log(void *arg, const struct sn_stream *s, bool error, const c
 
 /* ---- the card as a class of the connection driver ---- */
 
+/* The transport retired at a hot switch: its keys in the dir it was in,
+ * its rings and buffers. */
+static void release_retired(struct sn_dev *d, struct sfx *x)
+{
+    if (!d->retired_dir[0])
+        return;
+    struct sfx old = *x; /* the same xenstore connection, the old dir */
+    sfx_set_link_dir(&old, d->retired_dir);
+    sn_remove_transport(&old, d->st, d->nst);
+    for (unsigned i = 0; i < d->nst; i++)
+        sn_stream_release(&d->st[i]);
+    d->retired_dir[0] = 0;
+}
+
 static void sn_teardown(void *arg, struct sfx *x)
 {
     struct sn_dev *d = arg;
+    release_retired(d, x);
+    if (d->c.switching) {
+        /* A hot switch: the standby's streams start first (sn_promote). */
+        for (unsigned i = 0; i < d->nst; i++)
+            sn_stream_retire(&d->st[i]);
+        snprintf(d->retired_dir, sizeof(d->retired_dir), "%s", x->fe);
+        return;
+    }
     for (unsigned i = 0; i < d->nst; i++)
         sn_stream_teardown(&d->st[i]);
     sn_remove_transport(x, d->st, d->nst);
@@ -210,7 +232,9 @@ static int sn_promote(void *arg, struct sfx *x, char *what, size_t len)
     uint64_t now = sf_now_ms();
     for (unsigned i = 0; i < d->nst; i++)
         sn_stream_promote(&d->st[i], now);
-    return sn_connect(arg, x, false, what, len);
+    int r = sn_connect(arg, x, false, what, len);
+    release_retired(d, x); /* the streams are started on the standby by now */
+    return r;
 }
 
 /* The held standby: each stream opened or closed on it as its program's

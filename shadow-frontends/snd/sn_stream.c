@@ -682,13 +682,32 @@ void sn_stream_lost(struct sn_stream *s, uint64_t now)
     s->gap_open = true;
 }
 
-void sn_stream_teardown(struct sn_stream *s)
+static void down(struct sn_stream *s)
 {
-    sn_ring_teardown(&s->r);
     s->up = false;
     s->be = SN_BE_CLOSED;
     s->be_started = s->be_paused = s->be_dirty = s->open_wanted = s->restoring = false;
     s->woff = s->inflight = 0;
+}
+
+void sn_stream_teardown(struct sn_stream *s)
+{
+    sn_ring_teardown(&s->retired);
+    sn_ring_teardown(&s->r);
+    down(s);
+}
+
+void sn_stream_retire(struct sn_stream *s)
+{
+    sn_ring_teardown(&s->retired); /* an earlier one's, if any */
+    s->retired = s->r;
+    memset(&s->r, 0, sizeof(s->r));
+    down(s);
+}
+
+void sn_stream_release(struct sn_stream *s)
+{
+    sn_ring_teardown(&s->retired);
 }
 
 /* The stream was prepared again since the fault (the program underran

@@ -68,6 +68,10 @@ struct sn_stream {
     /* The transport to the backend now connected (none while down). */
     struct sn_ring r;
     bool up;
+    /* The failed transport at a hot switch (sn_stream_retire): still shared
+     * and bound, never used again, released once the stream is moving on
+     * the standby (sn_stream_release). */
+    struct sn_ring retired;
     /* A hot standby's transport, set up and idle until promoted (sn_dev.c),
      * with the stream OPENed on it ahead (sn_standby.c): the program's
      * parameters, a buffer shared, nothing written, never started. */
@@ -186,6 +190,11 @@ void sn_stream_connected(struct sn_stream *s, uint64_t now);
 /* The backend failed: note how far it played (before the transport goes). */
 void sn_stream_lost(struct sn_stream *s, uint64_t now);
 void sn_stream_teardown(struct sn_stream *s);
+/* As sn_stream_teardown, but the transport's unbinding and unsharing (a
+ * call to the hypervisor each) wait for sn_stream_release: a hot switch
+ * starts the stream on the standby first. */
+void sn_stream_retire(struct sn_stream *s);
+void sn_stream_release(struct sn_stream *s);
 /* Take responses and events; move audio. 1 if the backend answered or
  * reported anything, 0 if not, -1 with why (the backend misbehaved: the
  * caller starts a recovery). */
