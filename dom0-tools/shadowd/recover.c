@@ -225,9 +225,9 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
                 (unsigned long long)(r->t_detect - r->t_evidence));
     sd_persist_save_rec(d);
     /* The state is published as the recovery goes on (created, or a cold
-     * restart's step_restart): with a standby to promote, not before the
-     * switch - a round trip the guests would wait for. */
-    if (!sd_standby_ready(d))
+     * restart's step_restart): with a standby to promote at once, not
+     * before the switch - a round trip the guests would wait for. */
+    if (!sd_standby_ready(d) || r->next_try_ms > now)
         sd_publish(d);
 }
 

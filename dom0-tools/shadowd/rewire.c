@@ -20,8 +20,9 @@
  * all it needs of (the slot held, Connected, FE's generation and recoveries
  * read while it was held: hotsb.c) is made in that order at once, without
  * a transaction or a read: the guest moves after the third round trip (the
- * generation), FE/shadow/standby's removal comes fourth. Rewiring is idempotent: a device already pointing at the new
- * domain, its generation moved, is left alone. */
+ * generation), FE/shadow/standby's removal comes fourth. Rewiring is
+ * idempotent: a device already pointing at the new domain, its generation
+ * moved, is left alone. */
 #define _GNU_SOURCE
 #include "rewire.h"
 

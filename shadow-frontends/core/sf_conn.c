@@ -361,13 +361,13 @@ static void promote(struct sfc *c)
  * first - the failed transport is dropped without what costs round trips
  * (the class may leave its unsharing and its keys until after), the held
  * one taken over - and what a fault writes to xenstore (the old dir's
- * state, the report) follows once the stream or the disk is moving again:
- * each is a round trip, and they were the larger part of the guest's share
- * of a switch (bench/README.md, "Sound"). */
+ * state, the report) waits for the loop's next turn, once the class has
+ * put its replay on the new transport (switch_finish): each is a round
+ * trip, and they were the larger part of the guest's share of a switch
+ * (bench/README.md, "Sound"). */
 static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
 {
-    char old[SFX_PATH_MAX];
-    snprintf(old, sizeof(old), "%s", c->x.fe);
+    snprintf(c->switch_dir, sizeof(c->switch_dir), "%s", c->x.fe);
     uint64_t seq = c->rec.report_seq;
     c->switching = true;
     sfc_fault(c, SF_BACKEND_RESTARTED, "rewired by the toolstack to %s (generation %" PRIu64 ")",
@@ -375,12 +375,21 @@ static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
     if (c->rec.state != SF_FAILED)
         promote(c);
     c->switching = false;
-    if (xsu_write_state(sfx_xs(&c->x), old, XenbusStateClosed) < 0)
-        sfc_log(c, SF_LOG_ERR, "xenstore write %s/state (%s): %m", old,
+    c->switch_report = c->rec.report_seq != seq; /* sfc_fault made a report */
+    c->switch_left = true;
+}
+
+static void switch_finish(struct sfc *c)
+{
+    if (!c->switch_left)
+        return;
+    c->switch_left = false;
+    if (xsu_write_state(sfx_xs(&c->x), c->switch_dir, XenbusStateClosed) < 0)
+        sfc_log(c, SF_LOG_ERR, "xenstore write %s/state (%s): %m", c->switch_dir,
                 xsu_state_name(XenbusStateClosed));
-    if (c->rec.report_seq != seq) /* sfc_fault made a report */
+    if (c->switch_report)
         publish(c, USK_FE_REPORT, "%s", c->rec.report);
-    if (c->rec.state == SF_RECOVERING)
+    if (c->rec.state == SF_RECOVERING) /* not once replayed: live stands */
         publish(c, USK_FE_STATE, "%s", USK_STATE_RECOVERING);
 }
 
@@ -662,6 +671,7 @@ void sfc_pollfds(const struct sfc *c, struct pollfd *p)
 
 void sfc_step(struct sfc *c, uint64_t now)
 {
+    switch_finish(c); /* before anything this turn may write */
     unsigned ev = sfx_events(&c->x);
     /* The generation first: a promotion removes shadow/standby in the same
      * transaction, and the connection it names is the one to switch to. */
@@ -683,6 +693,8 @@ void sfc_step(struct sfc *c, uint64_t now)
 
 int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms)
 {
+    if (c->switch_left)
+        return 0; /* switch_finish, once the class's turn is done */
     if (c->phase != SFC_UP || (c->sx_open && c->sb_phase != SFC_UP && !c->sb_refused))
         return (int)DOWN_TICK_MS;
     uint64_t oldest;

@@ -141,6 +141,11 @@ struct sfc {
      * switch_from_live): the class's teardown may leave what costs round
      * trips (unsharing, its xenstore keys) until the switch is done. */
     bool switching;
+    /* ... and what it left for the loop's next turn, once the class has put
+     * its replay on the new transport: the old dir's state, the report. */
+    bool switch_left;
+    bool switch_report;
+    char switch_dir[SFX_PATH_MAX];
 };
 
 /* Connect to xenstore and set the watches (logged on failure). 0 or -1. */

@@ -864,6 +864,16 @@ enum sf_state sf_engine_state(struct sf_engine *eng)
     return s;
 }
 
+bool sf_engine_switching(const struct sf_engine *eng)
+{
+    return eng->c.switching;
+}
+
+struct sfx *sf_engine_sfx(struct sf_engine *eng)
+{
+    return &eng->c.x;
+}
+
 uint64_t sf_engine_recoveries(struct sf_engine *eng)
 {
     pthread_mutex_lock(&eng->mu);

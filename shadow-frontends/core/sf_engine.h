@@ -154,6 +154,11 @@ int sf_engine_run(struct sf_engine *eng, struct sf_link *list);
 enum sf_state sf_engine_state(struct sf_engine *eng);
 /* Recoveries completed so far. */
 uint64_t sf_engine_recoveries(struct sf_engine *eng);
+/* For the class, on the engine thread: a hot switch is under way
+ * (sfc.switching: its teardown may leave its keys until after), and the
+ * device's xenstore connection to remove them through later. */
+bool sf_engine_switching(const struct sf_engine *eng);
+struct sfx *sf_engine_sfx(struct sf_engine *eng);
 
 /* For the class, on the engine thread: a line in the device's log. */
 void sf_engine_log(struct sf_engine *eng, enum sf_log_level level, const char *fmt, ...)

@@ -176,22 +176,38 @@ static bool oldest_all(void *arg, uint64_t *since)
 /* The failed link's ports go now; its pages once the loop has done the
  * turn's work (release_retired), so that a switch to the standby and the
  * replay do not wait for them. */
+static void remove_retired_keys(struct nf_dev *d)
+{
+    if (!d->retired_dir[0])
+        return;
+    struct sfx old = d->c.x; /* the device's xenstore connection, the old dir */
+    sfx_set_link_dir(&old, d->retired_dir);
+    nf_remove_transport(&old);
+    d->retired_dir[0] = 0;
+}
+
 static void nf_teardown(void *arg, struct sfx *x)
 {
     struct nf_dev *d = arg;
+    remove_retired_keys(d);
     nf_link_retire(&d->ln);
     nf_link_take(&d->retired, &d->ln); /* an older one still there: released now */
     d->retired_at = sf_now_ms();
     d->retired_dom = x->be_id;
-    nf_remove_transport(x);
+    if (d->c.switching) /* a hot switch: after the replay (release_retired) */
+        snprintf(d->retired_dir, sizeof(d->retired_dir), "%s", x->fe);
+    else
+        nf_remove_transport(x);
 }
 
 /* One region of the retired link a turn, after the turn's work, and not
  * while the next backend's replay is on its way (held frames first). */
 static void release_retired(struct nf_dev *d)
 {
-    if (!d->retired.nq || (d->c.phase == SFC_UP && sfc_replaying(&d->c)) ||
-        nf_link_release_step(&d->retired))
+    if (d->c.phase == SFC_UP && sfc_replaying(&d->c))
+        return;
+    remove_retired_keys(d);
+    if (!d->retired.nq || nf_link_release_step(&d->retired))
         return;
     nf_log(d, true, "the failed transport of domain %u released, %" PRIu64 " ms after its failure",
            d->retired_dom, sf_now_ms() - d->retired_at);
@@ -283,6 +299,7 @@ void nf_dev_new_backend(struct nf_dev *d)
 static int nf_setup(void *arg, struct sfx *x, char *why, size_t len)
 {
     struct nf_dev *d = arg;
+    remove_retired_keys(d); /* never after this setup's own keys */
     int r = nf_dev_share(d, &d->ln, x, "backend", why, len);
     if (r == 0)
         nf_dev_new_backend(d);
