@@ -10,7 +10,8 @@
 #                          and sb_calls (io_calls of its backend once idle)
 #   promote_standby OLD DOMID [keep]  fence OLD (pause), FE/backend and backend-id to
 #                          DOMID's backend with the generation bumped (one transaction),
-#                          FE/shadow/standby removed; then OLD destroyed in the background
+#                          FE/shadow/standby removed, FE's permissions n<guest>,r<DOMID>
+#                          but its slots' (chmod_fe); then OLD destroyed in the background
 #                          and FE/shadow/fenced raised to the switch's generation once it is
 #                          gone (keep: left paused, the fenced key left to the caller);
 #                          sets sw_gen (the switch's generation)
@@ -20,6 +21,22 @@
 #   recovery_field KEY     KEY= of shadow/last-recovery (detect, reconnect, replay, total)
 
 slot_connected() { [ "$(xenstore-read "$1/state" 2>/dev/null)" = 4 ]; }
+
+# chmod_fe DIR GUEST DOMID: DIR and every node below it n<GUEST>,r<DOMID>, but the slots
+# (which keep their own reader), as shadowd's chmod_tree does (schema.md, "Promote"): a
+# node the frontend removes meanwhile is no error - after a hot switch it removes the
+# failed connection's ring keys while this runs.
+chmod_fe() {
+    local dir=$1 g=$2 d=$3 k
+    if ! xenstore-chmod "$dir" "n$g" "r$d" 2>/dev/null; then
+        xenstore-exists "$dir" 2>/dev/null && return 1
+        return 0
+    fi
+    for k in $(xenstore-list "$dir" 2>/dev/null); do
+        case $dir/$k in */shadow/slot-*) continue ;; esac
+        chmod_fe "$dir/$k" "$g" "$d" || return 1
+    done
+}
 
 io_calls() {
     local pid
@@ -61,7 +78,7 @@ promote_standby() {
     xenstore-write "$fe/backend" "$(be_dir "$d" "$guest" "$DEV")" "$fe/backend-id" "$d" \
         "$fe/shadow/generation" $sw_gen || fail "promote: write $fe"
     xenstore-rm "$fe/shadow/standby" || fail "promote: remove $fe/shadow/standby"
-    xenstore-chmod -r "$fe" "n$guest" "r$d" || fail "promote: chmod $fe"
+    chmod_fe "$fe" "$guest" "$d" || fail "promote: chmod $fe"
     # As a toolstack does (schema.md, FE/shadow/fenced): destroyed in the background, then
     # fenced - a stand-in domain's I/O stays inside it, so gone means drained too.
     [ "${3:-}" = keep ] ||
