@@ -173,9 +173,7 @@ static bool oldest_all(void *arg, uint64_t *since)
     return any;
 }
 
-/* The failed link's ports go now; its pages once the loop has done the
- * turn's work (release_retired), so that a switch to the standby and the
- * replay do not wait for them. */
+/* A hot switch's keys left in the failed connection's dir (nf_teardown). */
 static void remove_retired_keys(struct nf_dev *d)
 {
     if (!d->retired_dir[0])
@@ -186,6 +184,9 @@ static void remove_retired_keys(struct nf_dev *d)
     d->retired_dir[0] = 0;
 }
 
+/* The failed link's ports go now; its pages once the loop has done the
+ * turn's work (release_retired), so that a switch to the standby and the
+ * replay do not wait for them - and at a hot switch its keys too. */
 static void nf_teardown(void *arg, struct sfx *x)
 {
     struct nf_dev *d = arg;
