@@ -673,8 +673,9 @@ void sfc_step(struct sfc *c, uint64_t now)
 {
     switch_finish(c); /* before anything this turn may write */
     unsigned ev = sfx_events(&c->x);
-    /* The generation first: a promotion removes shadow/standby in the same
-     * transaction, and the connection it names is the one to switch to. */
+    /* The generation first: a promotion removes shadow/standby with it (in
+     * its transaction, or the write after it), and the connection it names
+     * is the one to switch to. */
     if (ev & (SFX_EV_GENERATION | SFX_EV_STANDBY))
         on_generation(c);
     if (c->phase == SFC_UP && (ev & SFX_EV_BACKEND))
