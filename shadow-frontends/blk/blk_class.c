@@ -29,9 +29,9 @@ struct blk_class {
     struct blk_transport sb;   /* a hot standby's: never a request until promoted */
     bool sb_connected;         /* sb checked against the disk at its backend's Connected */
     struct blk_pool retired;   /* a failed connection's pool, unshared a chunk a turn */
-    /* The dir whose ring keys a hot switch left ("" none), and their ring
-     * order: removed after the replay's first turn, before any setup. */
-    char retired_dir[SFX_PATH_MAX];
+    /* A hot switch left the failed ring's keys in its dir, of this order:
+     * removed by blk_forget (sf_conn.c, forget_now). */
+    bool retired_keys;
     int retired_order;
     unsigned unpushed;
     /* the disk as first connected */
@@ -45,37 +45,30 @@ struct blk_class {
             sf_engine_log((c)->eng, lvl, __VA_ARGS__);                                             \
     } while (0)
 
-static void remove_retired_keys(struct blk_class *c)
-{
-    if (!c->retired_dir[0] || !c->eng)
-        return;
-    struct sfx old = *sf_engine_sfx(c->eng); /* the device's connection, the old dir */
-    sfx_set_link_dir(&old, c->retired_dir);
-    blk_remove_transport(&old, c->retired_order);
-    c->retired_dir[0] = 0;
-}
-
 static void blk_teardown(void *cls, struct sfx *x)
 {
     struct blk_class *c = cls;
-    remove_retired_keys(c);
     /* A hot switch: the ring's keys (two round trips or more) wait until
-     * the replay is on the standby's ring (blk_background). */
+     * the replay is on the standby's ring (blk_forget). */
     bool later = c->eng && sf_engine_switching(c->eng) && c->live.published;
-    if (later) {
-        snprintf(c->retired_dir, sizeof(c->retired_dir), "%s", x->fe);
-        c->retired_order = (int)c->live.ring.order;
-    }
+    c->retired_keys = later;
+    c->retired_order = (int)c->live.ring.order;
     blk_transport_retire(&c->live, later ? NULL : x, &c->retired);
     c->unpushed = 0;
 }
 
-/* After the turn's requests are on the ring: a hot switch's keys left in
- * the old dir, then a chunk of the retired pool. */
+static void blk_forget(void *cls, struct sfx *x)
+{
+    struct blk_class *c = cls;
+    if (c->retired_keys)
+        blk_remove_transport(x, c->retired_order);
+    c->retired_keys = false;
+}
+
+/* After the turn's requests are on the ring: a chunk of the retired pool. */
 static bool blk_background(void *cls)
 {
     struct blk_class *c = cls;
-    remove_retired_keys(c);
     return c->retired.nchunks && blk_pool_release_step(&c->retired);
 }
 
@@ -83,7 +76,6 @@ static int blk_setup(void *cls, struct sfx *x)
 {
     struct blk_class *c = cls;
     char why[256];
-    remove_retired_keys(c); /* never after this setup's own keys */
     if (blk_transport_setup(&c->live, c->gs, &c->lim, x, 0, why, sizeof(why)) < 0) {
         LOG(c, SF_LOG_ERR, "%s", why);
         return -1;
@@ -537,6 +529,7 @@ const struct sf_class_ops blk_class_ops = {
     .standby_connect = blk_standby_connect,
     .standby_teardown = blk_standby_teardown,
     .promote = blk_promote,
+    .forget = blk_forget,
     .background = blk_background,
 };
 

@@ -66,8 +66,24 @@ static bool oldest_of(const struct sfc *c, uint64_t *since)
     return c->ops->oldest && c->ops->oldest(c->cls, since);
 }
 
+/* The keys a hot switch left in the failed connection's dir (ops->forget):
+ * at the loop's next turn, once the class has put its replay on the new
+ * transport (switch_finish), or before anything else is set up or torn down
+ * if that comes first - never after keys of a later connection in the same
+ * dir. */
+static void forget_now(struct sfc *c)
+{
+    if (!c->forget_dir[0])
+        return;
+    struct sfx old = c->x; /* the device's xenstore connection, the old dir */
+    sfx_set_link_dir(&old, c->forget_dir);
+    c->forget_dir[0] = 0;
+    c->ops->forget(c->cls, &old);
+}
+
 static void teardown(struct sfc *c)
 {
+    forget_now(c);
     c->ops->teardown(c->cls, &c->x);
     c->phase = SFC_DOWN;
 }
@@ -216,6 +232,7 @@ static void drive_handshake(struct sfc *c, uint64_t now)
             if (now < c->hs_retry_at)
                 return;
             char why[256] = "";
+            forget_now(c);
             int r = c->ops->setup(c->cls, &c->x, why, sizeof(why));
             if (r == SFC_MISMATCH) {
                 sfc_fail(c, why);
@@ -372,11 +389,14 @@ static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
     c->switching = true;
     sfc_fault(c, SF_BACKEND_RESTARTED, "rewired by the toolstack to %s (generation %" PRIu64 ")",
               be, g);
-    if (c->rec.state != SF_FAILED)
-        promote(c);
-    c->switching = false;
+    c->switching = false; /* only the failed transport's teardown leaves its keys */
     c->switch_report = c->rec.report_seq != seq; /* sfc_fault made a report */
     c->switch_left = true;
+    if (c->rec.state == SF_FAILED)
+        return;
+    if (c->ops->forget) /* the class's teardown left its keys there */
+        snprintf(c->forget_dir, sizeof(c->forget_dir), "%s", c->switch_dir);
+    promote(c);
 }
 
 static void switch_finish(struct sfc *c)
@@ -391,6 +411,7 @@ static void switch_finish(struct sfc *c)
         publish(c, USK_FE_REPORT, "%s", c->rec.report);
     if (c->rec.state == SF_RECOVERING) /* not once replayed: live stands */
         publish(c, USK_FE_STATE, "%s", USK_STATE_RECOVERING);
+    forget_now(c); /* the failed transport's keys: their removal overlaps the replay */
 }
 
 static void on_generation(struct sfc *c)
@@ -547,6 +568,7 @@ static void drive_standby(struct sfc *c, uint64_t now)
         }
         if (st != XenbusStateInitWait || now < c->sb_retry_at)
             return;
+        forget_now(c);
         int r = c->ops->standby_setup(c->cls, &c->sx, msg, sizeof(msg));
         if (r == SFC_MISMATCH) {
             sfc_log(c, SF_LOG_ERR, "standby backend %s refused: %s", c->sx.be, msg);

@@ -100,6 +100,13 @@ struct sfc_ops {
      * transport becomes the live one, x its link now (in the slot), and what
      * connect restores on a new backend is restored. As connect returns. */
     int (*promote)(void *cls, struct sfx *x, char *what, size_t len);
+    /* Optional, with the standby ops: a teardown at a hot switch (switching
+     * set) may leave the failed connection's transport keys in its dir -
+     * each removal a round trip the switch need not wait for. The driver
+     * calls forget with x linked to that dir at the loop's next turn, once
+     * the class has put its replay on the new transport, or before it sets
+     * up or tears down anything else: remove them there. */
+    void (*forget)(void *cls, struct sfx *x);
 };
 
 struct sfc_config {
@@ -138,14 +145,18 @@ struct sfc {
     uint64_t sb_since, sb_retry_at;
     uint64_t promotions; /* recoveries that switched to the standby */
     /* A hot switch from a live connection is under way (sf_conn.c,
-     * switch_from_live): the class's teardown may leave what costs round
-     * trips (unsharing, its xenstore keys) until the switch is done. */
+     * switch_from_live): the failed transport's teardown may leave what
+     * costs round trips (unsharing; its xenstore keys, for ops->forget)
+     * until the switch is done. */
     bool switching;
     /* ... and what it left for the loop's next turn, once the class has put
      * its replay on the new transport: the old dir's state, the report. */
     bool switch_left;
     bool switch_report;
     char switch_dir[SFX_PATH_MAX];
+    /* The failed connection's dir whose keys ops->forget is to remove ("":
+     * none): sf_conn.c, forget_now. */
+    char forget_dir[SFX_PATH_MAX];
 };
 
 /* Connect to xenstore and set the watches (logged on failure). 0 or -1. */

@@ -454,6 +454,12 @@ static int conn_promote(void *arg, struct sfx *x, char *what, size_t len)
     return adopt(eng, &eng->sb_conn, false, what, len);
 }
 
+static void conn_forget(void *arg, struct sfx *x)
+{
+    struct sf_engine *eng = arg;
+    eng->ops->forget(eng->cls, x);
+}
+
 static const struct sfc_ops engine_conn_ops = {
     .setup_state = XenbusStateInitialised,
     .setup = conn_setup,
@@ -744,6 +750,8 @@ int sf_engine_start(struct sf_engine *eng)
         eng->conn_ops.standby_connect = conn_standby_connect;
         eng->conn_ops.standby_teardown = conn_standby_teardown;
         eng->conn_ops.promote = conn_promote;
+        if (o->forget)
+            eng->conn_ops.forget = conn_forget;
     }
     if (sfc_open(&eng->c, &eng->conn_ops, eng, &cc) < 0)
         return -1;
@@ -867,11 +875,6 @@ enum sf_state sf_engine_state(struct sf_engine *eng)
 bool sf_engine_switching(const struct sf_engine *eng)
 {
     return eng->c.switching;
-}
-
-struct sfx *sf_engine_sfx(struct sf_engine *eng)
-{
-    return &eng->c.x;
 }
 
 uint64_t sf_engine_recoveries(struct sf_engine *eng)

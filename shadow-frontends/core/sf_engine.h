@@ -108,6 +108,10 @@ struct sf_class_ops {
      * (fd() names its event channel from now on). 0, or -1 if there is no
      * connected standby transport. */
     int (*promote)(void *cls);
+    /* Optional, with the standby's: as sfc_ops.forget - the keys a
+     * teardown at a hot switch (sf_engine_switching) left in x's dir,
+     * removed the turn after the switch. */
+    void (*forget)(void *cls, struct sfx *x);
 
     /* Optional: a bounded step of deferred work, after the turn's requests
      * are on the ring (a failed connection's pages released a chunk at a
@@ -155,10 +159,8 @@ enum sf_state sf_engine_state(struct sf_engine *eng);
 /* Recoveries completed so far. */
 uint64_t sf_engine_recoveries(struct sf_engine *eng);
 /* For the class, on the engine thread: a hot switch is under way
- * (sfc.switching: its teardown may leave its keys until after), and the
- * device's xenstore connection to remove them through later. */
+ * (sfc.switching: its teardown may leave its keys for forget). */
 bool sf_engine_switching(const struct sf_engine *eng);
-struct sfx *sf_engine_sfx(struct sf_engine *eng);
 
 /* For the class, on the engine thread: a line in the device's log. */
 void sf_engine_log(struct sf_engine *eng, enum sf_log_level level, const char *fmt, ...)

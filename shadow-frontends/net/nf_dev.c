@@ -173,32 +173,25 @@ static bool oldest_all(void *arg, uint64_t *since)
     return any;
 }
 
-/* A hot switch's keys left in the failed connection's dir (nf_teardown). */
-static void remove_retired_keys(struct nf_dev *d)
-{
-    if (!d->retired_dir[0])
-        return;
-    struct sfx old = d->c.x; /* the device's xenstore connection, the old dir */
-    sfx_set_link_dir(&old, d->retired_dir);
-    nf_remove_transport(&old);
-    d->retired_dir[0] = 0;
-}
-
 /* The failed link's ports go now; its pages once the loop has done the
  * turn's work (release_retired), so that a switch to the standby and the
  * replay do not wait for them - and at a hot switch its keys too. */
 static void nf_teardown(void *arg, struct sfx *x)
 {
     struct nf_dev *d = arg;
-    remove_retired_keys(d);
     nf_link_retire(&d->ln);
     nf_link_take(&d->retired, &d->ln); /* an older one still there: released now */
     d->retired_at = sf_now_ms();
     d->retired_dom = x->be_id;
-    if (d->c.switching) /* a hot switch: after the replay (release_retired) */
-        snprintf(d->retired_dir, sizeof(d->retired_dir), "%s", x->fe);
-    else
+    if (!d->c.switching) /* a hot switch: once the replay is on its way (nf_forget) */
         nf_remove_transport(x);
+}
+
+/* A hot switch's keys left in the failed connection's dir (nf_teardown). */
+static void nf_forget(void *arg, struct sfx *x)
+{
+    (void)arg;
+    nf_remove_transport(x);
 }
 
 /* One region of the retired link a turn, after the turn's work, and not
@@ -207,7 +200,6 @@ static void release_retired(struct nf_dev *d)
 {
     if (d->c.phase == SFC_UP && sfc_replaying(&d->c))
         return;
-    remove_retired_keys(d);
     if (!d->retired.nq || nf_link_release_step(&d->retired))
         return;
     nf_log(d, true, "the failed transport of domain %u released, %" PRIu64 " ms after its failure",
@@ -300,7 +292,6 @@ void nf_dev_new_backend(struct nf_dev *d)
 static int nf_setup(void *arg, struct sfx *x, char *why, size_t len)
 {
     struct nf_dev *d = arg;
-    remove_retired_keys(d); /* never after this setup's own keys */
     int r = nf_dev_share(d, &d->ln, x, "backend", why, len);
     if (r == 0)
         nf_dev_new_backend(d);
@@ -376,6 +367,7 @@ static const struct sfc_ops nf_conn_ops = {
     .standby_connect = nf_standby_connect,
     .standby_teardown = nf_standby_teardown,
     .promote = nf_standby_promote,
+    .forget = nf_forget,
 };
 
 /* ---- data ---- */

@@ -47,15 +47,11 @@ struct nf_dev {
     xengntshr_handle *gs;
     xenevtchn_handle *xce;
 
-    struct nf_link ln;      /* the live transport: one connection per queue */
-    struct nf_link sb;      /* the hot standby's, held idle in its slot (nf_standby.h) */
-    struct nf_link retired; /* a failed transport, unshared in the background */
-    uint64_t retired_at;    /* when it failed */
-    unsigned retired_dom;   /* its backend's domain */
-    /* The dir whose transport keys a hot switch left ("" none): removed
-     * once the replay is done (twelve round trips the switch need not
-     * wait for), and before anything else is set up. */
-    char retired_dir[SFX_PATH_MAX];
+    struct nf_link ln;         /* the live transport: one connection per queue */
+    struct nf_link sb;         /* the hot standby's, held idle in its slot (nf_standby.h) */
+    struct nf_link retired;    /* a failed transport, unshared in the background */
+    uint64_t retired_at;       /* when it failed */
+    unsigned retired_dom;      /* its backend's domain */
     struct nf_txcaps caps;     /* the tx offloads of the live transport */
     bool gso_bounded;          /* the TAP's GSO packets fit a tx request */
     bool warned_static;        /* logged that a static-only backend keeps filtering */

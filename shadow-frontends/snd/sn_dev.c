@@ -45,33 +45,35 @@ static void stream_log(void *arg, const struct sn_stream *s, bool error, const c
 
 /* ---- the card as a class of the connection driver ---- */
 
-/* The transport retired at a hot switch: its keys in the dir it was in,
- * its rings and buffers. */
-static void release_retired(struct sn_dev *d, struct sfx *x)
+/* The rings and buffers retired at a hot switch (sn_teardown), once the
+ * streams are started on the standby (sn_promote) or before another
+ * teardown. */
+static void release_retired(struct sn_dev *d)
 {
-    if (!d->retired_dir[0])
-        return;
-    struct sfx old = *x; /* the same xenstore connection, the old dir */
-    sfx_set_link_dir(&old, d->retired_dir);
-    sn_remove_transport(&old, d->st, d->nst);
     for (unsigned i = 0; i < d->nst; i++)
         sn_stream_release(&d->st[i]);
-    d->retired_dir[0] = 0;
 }
 
 static void sn_teardown(void *arg, struct sfx *x)
 {
     struct sn_dev *d = arg;
-    release_retired(d, x);
+    release_retired(d);
     if (d->c.switching) {
-        /* A hot switch: the standby's streams start first (sn_promote). */
+        /* A hot switch: the standby's streams start first (sn_promote);
+         * the keys wait for sn_forget. */
         for (unsigned i = 0; i < d->nst; i++)
             sn_stream_retire(&d->st[i]);
-        snprintf(d->retired_dir, sizeof(d->retired_dir), "%s", x->fe);
         return;
     }
     for (unsigned i = 0; i < d->nst; i++)
         sn_stream_teardown(&d->st[i]);
+    sn_remove_transport(x, d->st, d->nst);
+}
+
+/* A hot switch's keys left in the failed transport's dir (sn_teardown). */
+static void sn_forget(void *arg, struct sfx *x)
+{
+    struct sn_dev *d = arg;
     sn_remove_transport(x, d->st, d->nst);
 }
 
@@ -233,7 +235,7 @@ static int sn_promote(void *arg, struct sfx *x, char *what, size_t len)
     for (unsigned i = 0; i < d->nst; i++)
         sn_stream_promote(&d->st[i], now);
     int r = sn_connect(arg, x, false, what, len);
-    release_retired(d, x); /* the streams are started on the standby by now */
+    release_retired(d); /* the streams are started on the standby by now */
     return r;
 }
 
@@ -266,6 +268,7 @@ static const struct sfc_ops sn_conn_ops = {
     .standby_connect = sn_standby_connect,
     .standby_teardown = sn_standby_teardown,
     .promote = sn_promote,
+    .forget = sn_forget,
 };
 
 /* ---- the loop ---- */

@@ -35,9 +35,6 @@ struct sn_dev {
     struct sn_host host;
     struct sn_stream st[SNDC_MAX_STREAMS];
     unsigned nst;
-    /* The dir of a transport retired at a hot switch, its keys still there
-     * ("" none): removed once the streams are moving on the standby. */
-    char retired_dir[SFX_PATH_MAX];
 
     struct sn_server srv; /* the programs' socket */
     bool stop;

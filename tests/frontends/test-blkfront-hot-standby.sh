@@ -30,7 +30,9 @@ glog() { grep "$@" "$TEST_TMP/guest.log"; }
 IDLE_RING="standby transport promoted: 0 requests issued and 0 notifications sent on it before;"
 IDLE_RING="$IDLE_RING its backend's rsp_prod 0,"
 attach_standby drv1 slot-a
-slot=slot-a next=slot-b
+slot=slot-a next=slot-b old=$fe
+# The failed connection's ring keys leave its dir after the replay (blk_forget).
+_old_keys_gone() { ! xenstore-read "$old/event-channel" >/dev/null 2>&1; }
 for ((i = 1; i <= FAULTS; i++)); do
     progress_after $((i * 2 + 1))
     calls=$(io_calls "$sb_name")
@@ -48,6 +50,8 @@ for ((i = 1; i <= FAULTS; i++)); do
     [ "${inflight:-0}" -gt 0 ] || fail "fault $i: no write in flight at the crash: $fault_line"
     log "fault $i: $inflight requests in flight at the crash"
     expect_eq "FE/state once the live connection left FE" "$(xenstore-read "$fe/state")" 6
+    wait_for 5 _old_keys_gone
+    old=$fe/shadow/$slot
     cur=$sb_name drv=$sb
     attach_standby "drv$((i + 1))" "$next"
     t=$slot slot=$next next=$t

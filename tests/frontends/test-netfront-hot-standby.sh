@@ -117,7 +117,9 @@ in_g ip link set eth0 promisc on || fail "promisc on"
 : >"$TEST_TMP/faults"
 VIF_STAMPS=$TEST_TMP/rewires # when the toolstack rewrote FE (vif_promote, rewire_vif)
 : >"$VIF_STAMPS"
-serving=drv0 slot=slot-a next=slot-b n=1
+serving=drv0 slot=slot-a next=slot-b n=1 old=$fe
+# The failed connection's transport keys leave its dir after the replay (nf_forget).
+_old_keys_gone() { ! xenstore-read "$old/tx-ring-ref" >/dev/null 2>&1; }
 for i in $(seq 1 "$NF_HOT"); do
     sleep 0.5
     kill -0 $fpid 2>/dev/null || fail "the downloads stopped before fault $i: $(cat "$TEST_TMP/fetch.err")"
@@ -131,6 +133,8 @@ for i in $(seq 1 "$NF_HOT"); do
     expect_eq "drv$n: netback connections" "$(grep -c "connected to $fe/shadow/$slot" "$TEST_TMP/drv$n.log")" 1
     expect_eq "FE/state after the live connection left FE" "$(xenstore-read "$fe/state")" 6
     expect_eq "the live dir" "$(vif_live_dir "$g")" "$fe/shadow/$slot"
+    wait_for 5 _old_keys_gone
+    old=$fe/shadow/$slot
     log "fault $i: slot $slot promoted (domain $SB): $(nf_key "$g" shadow/last-recovery)"
     # Promiscuous: the promoted backend does not filter multicast, frames for others pass.
     wait_for 5 _live_key_is 0

@@ -24,7 +24,9 @@ grep -q "standby connection up in slot-a" "$TEST_TMP/guest.log" || fail "no stan
 aplay -q -D understudy "$TEST_TMP/a.wav" 2>"$TEST_TMP/aplay.err" &
 apid=$!
 s=$(date +%s.%N)
-serving=drv0 slot=slot-a next=slot-b
+serving=drv0 slot=slot-a next=slot-b old=$fe
+# The failed connection's stream keys leave its dir after the switch (sn_forget).
+_old_keys_gone() { ! xenstore-read "$old/0/0/ring-ref" >/dev/null 2>&1; }
 for i in 1 2 3 4; do
     sleep "$(echo "2.5 + $((RANDOM % 10)) / 10" | bc -l)"
     kill -0 $apid 2>/dev/null || fail "aplay ended before fault $i"
@@ -41,6 +43,8 @@ for i in 1 2 3 4; do
     [ "$(grep -c 'stream 0/0 open:' "$TEST_TMP/drv$i.log")" = 1 ] ||
         fail "the standby's sndback (drv$i) opened the stream $(grep -c 'stream 0/0 open:' "$TEST_TMP/drv$i.log") times"
     expect_eq "FE/state after the live connection left FE" "$(xenstore-read "$fe/state")" 6
+    wait_for 5 _old_keys_gone
+    old=$fe/shadow/$slot
     serving=drv$i
     sb=$(attach_standby "$guest" "drv$((i + 1))" "$next")
     t=$slot slot=$next next=$t
