@@ -183,8 +183,10 @@ static void nf_teardown(void *arg, struct sfx *x)
     nf_link_take(&d->retired, &d->ln); /* an older one still there: released now */
     d->retired_at = sf_now_ms();
     d->retired_dom = x->be_id;
-    if (!d->c.switching) /* a hot switch: once the replay is on its way (nf_forget) */
+    if (!d->c.switching) { /* a hot switch: once the replay is on its way (nf_forget) */
         nf_remove_transport(x);
+        nf_dev_link_down(d); /* a switch that did not happen after all */
+    }
 }
 
 /* A hot switch's keys left in the failed connection's dir (nf_teardown). */
@@ -214,24 +216,56 @@ static void release_retired(struct nf_dev *d)
  * carrier on instead does not help: an entry it kept resolved works, but a
  * new one still gives up after its probes, sent or held (measured:
  * tests/frontends/test-netfront-connect-during-recovery.sh, README.md). */
+/* The guest's link through an outage: no carrier, partial checksums only
+ * until the next backend says what it takes (we can always complete them),
+ * and a raised neighbour probe budget (the shadow's, in a recovery). Into
+ * neigh, what was raised ("" if nothing). */
+static void link_down(struct nf_dev *d, char *neigh, size_t len)
+{
+    carrier(d, false);
+    if (d->cfg.offloads && nf_tap_offload(&d->tap, nf_off_tun_flags(&(struct nf_txcaps){0})) < 0)
+        nf_log(d, false, "TUNSETOFFLOAD on %s: %m", d->tap.name);
+    neigh[0] = 0;
+    /* A recovery (not the first handshake), and the shadow's: a plain
+     * netfront (--shadow off) leaves the guest's budget alone. */
+    if (d->cfg.shadow && d->c.rec.state != SF_CONNECTING && len > 2) {
+        d->neigh_restore_at = 0;
+        neigh[0] = ';';
+        neigh[1] = ' ';
+        nf_neigh_raise(&d->neigh, neigh + 2, len - 2);
+    }
+}
+
+void nf_dev_link_down(struct nf_dev *d)
+{
+    if (!d->link_kept)
+        return;
+    d->link_kept = false;
+    char neigh[160];
+    link_down(d, neigh, sizeof(neigh));
+    nf_log(d, false, "no switch to the standby after all: carrier off%s", neigh);
+}
+
 static void nf_isolate(void *arg, char *held, size_t len)
 {
     struct nf_dev *d = arg;
     unsigned replay = d->cfg.shadow && d->ln.nq && d->c.phase == SFC_UP ? requeue_unanswered(d) : 0;
-    carrier(d, false);
-    /* Until the next backend says what it takes: partial checksums only
-     * (which we can always complete). */
-    if (d->cfg.offloads && nf_tap_offload(&d->tap, nf_off_tun_flags(&(struct nf_txcaps){0})) < 0)
-        nf_log(d, false, "TUNSETOFFLOAD on %s: %m", d->tap.name);
-    char neigh[160] = "";
-    /* A recovery (not the first handshake), and the shadow's: a plain
-     * netfront (--shadow off) leaves the guest's budget alone. */
-    if (d->cfg.shadow && d->c.rec.state != SF_CONNECTING) {
-        d->neigh_restore_at = 0;
-        neigh[0] = ';';
-        neigh[1] = ' ';
-        nf_neigh_raise(&d->neigh, neigh + 2, sizeof(neigh) - 2);
+    /* A switch to the held standby (sf_conn.c, switch_from_live): its
+     * transport is live in this same turn, so the link stays as it is - each
+     * of carrier, offloads and the neighbour budget is a call under the
+     * kernel's rtnl lock, and a carrier change sets off the kernel's link
+     * work and our own reading of the link again. Unless the promotion fails
+     * after all (nf_dev_link_down). */
+    if (d->c.switching && d->cfg.shadow) {
+        d->link_kept = true;
+        snprintf(held, len,
+                 "%s kept up for the switch, %u frames held, %u of them unanswered by it",
+                 d->tap.name, d->held_n, replay);
+        return;
     }
+    d->link_kept = false;
+    char neigh[160];
+    link_down(d, neigh, sizeof(neigh));
     snprintf(held, len, "carrier off, %u frames held, %u of them unanswered by it%s%s", d->held_n,
              replay, d->cfg.shadow ? "" : "; shadow off: tx is dropped until reconnected", neigh);
 }
@@ -320,6 +354,7 @@ int nf_dev_restore(struct nf_dev *d, struct sfx *x, bool first, char *what, size
     if (nf_tap_offload(&d->tap, tun) < 0)
         nf_log(d, false, "TUNSETOFFLOAD %#x on %s: %m", tun, d->tap.name);
     carrier(d, true);
+    d->link_kept = false;
     d->programmed = true;
     char feat[64];
     snprintf(feat, sizeof(feat), "%u queue%s, %s, tx offloads%s%s%s", d->ln.nq,

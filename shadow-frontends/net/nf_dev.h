@@ -58,6 +58,7 @@ struct nf_dev {
     struct nf_probe probe;     /* the liveness probe of an idle tx path */
     struct nf_neigh neigh;     /* the TAP's neighbour probe budget, raised while recovering */
     uint64_t neigh_restore_at; /* live again: when it goes back (0: not yet set) */
+    bool link_kept;            /* isolated for a switch with the link up (nf_isolate) */
 
     struct nf_shadow sh;      /* the guest's configuration, as last read */
     struct nf_shadow applied; /* the multicast list the backend has (its mc part) */
@@ -101,6 +102,9 @@ void nf_dev_new_backend(struct nf_dev *d);
 /* The live transport's backend is Connected: offloads, carrier on, and what
  * the recovery restores (as sfc_ops.connect). */
 int nf_dev_restore(struct nf_dev *d, struct sfx *x, bool first, char *what, size_t len);
+/* Isolated for a switch with the link kept up (nf_isolate) and the switch
+ * did not happen: the link goes down as for any outage. Nothing otherwise. */
+void nf_dev_link_down(struct nf_dev *d);
 /* The guest's MTU fits what l's backend takes (over a page: feature-sg). */
 bool nf_dev_mtu_fits(const struct nf_dev *d, const struct nf_link *l);
 

@@ -116,6 +116,7 @@ int nf_standby_promote(void *cls, struct sfx *x, char *what, size_t len)
     struct nf_dev *d = cls;
     if (!d->sb.nq) {
         snprintf(what, len, "no standby transport held");
+        nf_dev_link_down(d);
         return -1;
     }
     nf_link_take(&d->ln, &d->sb);
@@ -125,6 +126,7 @@ int nf_standby_promote(void *cls, struct sfx *x, char *what, size_t len)
     char why[160];
     if (drain_link(d, &d->ln, why, sizeof(why)) < 0) {
         nf_log(d, false, "standby backend %s at promotion: %s", x->be, why);
+        nf_dev_link_down(d);
         return -1; /* the driver tears it down and connects afresh */
     }
     for (unsigned k = 0; k < d->ln.nq; k++)

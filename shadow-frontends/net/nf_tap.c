@@ -87,11 +87,13 @@ int nf_tap_open(struct nf_tap *t, const char *name, const uint8_t mac[6], unsign
         tap_msg(msg, len, "TUNSETOFFLOAD", t->name);
         goto fail;
     }
+    t->offload = 0;
     int off = 0;
     if (ioctl(t->fd, TUNSETCARRIER, &off) < 0) {
         tap_msg(msg, len, "TUNSETCARRIER", t->name);
         goto fail;
     }
+    t->carrier = false;
     t->ctl = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (t->ctl < 0) {
         tap_msg(msg, len, "socket for ioctls on", t->name);
@@ -140,7 +142,12 @@ void nf_tap_close(struct nf_tap *t)
 
 int nf_tap_offload(struct nf_tap *t, unsigned tun_flags)
 {
-    return ioctl(t->fd, TUNSETOFFLOAD, tun_flags);
+    if (tun_flags == t->offload)
+        return 0;
+    if (ioctl(t->fd, TUNSETOFFLOAD, tun_flags) < 0)
+        return -1;
+    t->offload = tun_flags;
+    return 0;
 }
 
 int nf_tap_gso_max(struct nf_tap *t, unsigned bytes)
@@ -189,8 +196,13 @@ int nf_tap_gso_max(struct nf_tap *t, unsigned bytes)
 
 int nf_tap_carrier(struct nf_tap *t, bool on)
 {
+    if (on == t->carrier)
+        return 0;
     int v = on;
-    return ioctl(t->fd, TUNSETCARRIER, &v);
+    if (ioctl(t->fd, TUNSETCARRIER, &v) < 0)
+        return -1;
+    t->carrier = on;
+    return 0;
 }
 
 bool nf_tap_link_event(struct nf_tap *t)

@@ -19,6 +19,11 @@ struct nf_tap {
     int nl;  /* rtnetlink, RTMGRP_LINK: wakes us on link changes; -1 if unavailable */
     int ifindex;
     char name[IFNAMSIZ];
+    /* What the last TUNSETCARRIER and TUNSETOFFLOAD set: each takes the
+     * kernel's rtnl lock, which a link change's work may hold for long
+     * under emulation, so one that changes nothing is not made. */
+    bool carrier;
+    unsigned offload;
 };
 
 /* Create (or attach to) the TAP named name (IFF_VNET_HDR: every frame read
@@ -31,10 +36,11 @@ int nf_tap_open(struct nf_tap *t, const char *name, const uint8_t mac[6], unsign
                 char *msg, size_t len);
 /* Bound the TAP's GSO packets (IFLA_GSO_MAX_SIZE, rtnetlink). 0 or -1 (errno). */
 int nf_tap_gso_max(struct nf_tap *t, unsigned bytes);
-/* TUNSETOFFLOAD: the TUN_F_* offloads the kernel may use towards us. */
+/* TUNSETOFFLOAD: the TUN_F_* offloads the kernel may use towards us (no
+ * call if they are those set already). 0 or -1 (errno). */
 int nf_tap_offload(struct nf_tap *t, unsigned tun_flags);
 void nf_tap_close(struct nf_tap *t);
-/* TUNSETCARRIER. 0 or -1 (errno). */
+/* TUNSETCARRIER (no call if the carrier is so already). 0 or -1 (errno). */
 int nf_tap_carrier(struct nf_tap *t, bool on);
 /* Drain rtnetlink messages; true if one was about our interface. */
 bool nf_tap_link_event(struct nf_tap *t);
