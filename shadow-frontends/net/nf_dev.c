@@ -208,18 +208,16 @@ static void release_retired(struct nf_dev *d)
            d->retired_dom, sf_now_ms() - d->retired_at);
 }
 
-/* Take back what the dead connection never answered, then carrier off: the
- * kernel holds the guest's tx from here on. And a neighbour probe budget
- * that outlasts the recovery (nf_neigh.h): carrier off flushes the guest's
- * neighbour entries, and a connect() issued now would fail with
- * EHOSTUNREACH once resolution gave up (3 s by default). Keeping the
- * carrier on instead does not help: an entry it kept resolved works, but a
- * new one still gives up after its probes, sent or held (measured:
- * tests/frontends/test-netfront-connect-during-recovery.sh, README.md). */
-/* The guest's link through an outage: no carrier, partial checksums only
- * until the next backend says what it takes (we can always complete them),
- * and a raised neighbour probe budget (the shadow's, in a recovery). Into
- * neigh, what was raised ("" if nothing). */
+/* The guest's link through an outage: carrier off (the kernel holds the
+ * guest's tx from here on), partial checksums only until the next backend
+ * says what it takes (we can always complete them), and - the shadow's, in
+ * a recovery - a neighbour probe budget that outlasts it (nf_neigh.h):
+ * carrier off flushes the guest's neighbour entries, and a connect() issued
+ * now would fail with EHOSTUNREACH once resolution gave up (3 s by
+ * default). Keeping the carrier on instead does not help: an entry it kept
+ * resolved works, but a new one still gives up after its probes, sent or
+ * held (measured: tests/frontends/test-netfront-connect-during-recovery.sh,
+ * README.md). Into neigh, what was raised ("" if nothing). */
 static void link_down(struct nf_dev *d, char *neigh, size_t len)
 {
     carrier(d, false);
@@ -246,6 +244,7 @@ void nf_dev_link_down(struct nf_dev *d)
     nf_log(d, false, "no switch to the standby after all: carrier off%s", neigh);
 }
 
+/* Take back what the dead connection never answered, then the link down. */
 static void nf_isolate(void *arg, char *held, size_t len)
 {
     struct nf_dev *d = arg;
