@@ -73,11 +73,11 @@ static bool oldest_of(const struct sfc *c, uint64_t *since)
  * dir. */
 static void forget_now(struct sfc *c)
 {
-    if (!c->forget_dir[0])
+    if (!c->forget_left)
         return;
     struct sfx old = c->x; /* the device's xenstore connection, the old dir */
-    sfx_set_link_dir(&old, c->forget_dir);
-    c->forget_dir[0] = 0;
+    sfx_set_link_dir(&old, c->switch_dir);
+    c->forget_left = false;
     c->ops->forget(c->cls, &old);
 }
 
@@ -384,18 +384,19 @@ static void promote(struct sfc *c)
  * (bench/README.md, "Sound"). */
 static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
 {
-    snprintf(c->switch_dir, sizeof(c->switch_dir), "%s", c->x.fe);
     uint64_t seq = c->rec.report_seq;
     c->switching = true;
     sfc_fault(c, SF_BACKEND_RESTARTED, "rewired by the toolstack to %s (generation %" PRIu64 ")",
               be, g);
     c->switching = false; /* only the failed transport's teardown leaves its keys */
+    /* After the fault: its teardown did any forget still pending, in the
+     * dir this holds until now. The link moves to the slot in promote. */
+    snprintf(c->switch_dir, sizeof(c->switch_dir), "%s", c->x.fe);
     c->switch_report = c->rec.report_seq != seq; /* sfc_fault made a report */
     c->switch_left = true;
     if (c->rec.state == SF_FAILED)
         return;
-    if (c->ops->forget) /* the class's teardown left its keys there */
-        snprintf(c->forget_dir, sizeof(c->forget_dir), "%s", c->switch_dir);
+    c->forget_left = c->ops->forget != NULL; /* the class's teardown left its keys there */
     promote(c);
 }
 

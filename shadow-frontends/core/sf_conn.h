@@ -154,9 +154,9 @@ struct sfc {
     bool switch_left;
     bool switch_report;
     char switch_dir[SFX_PATH_MAX];
-    /* The failed connection's dir whose keys ops->forget is to remove ("":
-     * none): sf_conn.c, forget_now. */
-    char forget_dir[SFX_PATH_MAX];
+    /* ... and the keys ops->forget is to remove from switch_dir (sf_conn.c,
+     * forget_now). */
+    bool forget_left;
 };
 
 /* Connect to xenstore and set the watches (logged on failure). 0 or -1. */
