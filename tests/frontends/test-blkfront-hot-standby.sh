@@ -31,7 +31,7 @@ IDLE_RING="standby transport promoted: 0 requests issued and 0 notifications sen
 IDLE_RING="$IDLE_RING its backend's rsp_prod 0,"
 attach_standby drv1 slot-a
 slot=slot-a next=slot-b old=$fe
-# The failed connection's ring keys leave its dir after the replay (blk_forget).
+# The failed connection's ring keys leave its dir the turn after the switch (blk_forget).
 _old_keys_gone() { ! xenstore-read "$old/event-channel" >/dev/null 2>&1; }
 for ((i = 1; i <= FAULTS; i++)); do
     progress_after $((i * 2 + 1))

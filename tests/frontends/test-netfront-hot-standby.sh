@@ -118,7 +118,7 @@ in_g ip link set eth0 promisc on || fail "promisc on"
 VIF_STAMPS=$TEST_TMP/rewires # when the toolstack rewrote FE (vif_promote, rewire_vif)
 : >"$VIF_STAMPS"
 serving=drv0 slot=slot-a next=slot-b n=1 old=$fe
-# The failed connection's transport keys leave its dir after the replay (nf_forget).
+# The failed connection's transport keys leave its dir the turn after the switch (nf_forget).
 _old_keys_gone() { ! xenstore-read "$old/tx-ring-ref" >/dev/null 2>&1; }
 for i in $(seq 1 "$NF_HOT"); do
     sleep 0.5
