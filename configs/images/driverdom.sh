@@ -53,6 +53,7 @@ for b in "${BINS[@]}"; do
     [ -x "$BINDIR/$b" ] || die "$BINDIR/$b missing (make all first)"
     copy_with_libs "$R" "$BINDIR/$b" "/usr/lib/understudy/$b"
 done
+copy_libgcc "$R"
 for c in "${ALSA_CONF[@]}"; do
     [ -e "$c" ] || die "$c missing (libasound2-data: make deps)"
     mkdir -p "$R$(dirname "$c")"

@@ -59,12 +59,7 @@ busybox_root "$R"
 add_modules "$R" "$KVER" "$KS/rootfs" "${MODS[@]}"
 MODLIST=etc/modules.stock add_modules "$R" "$KVER" "$KS/rootfs" "${STOCK[@]}"
 for p in "${PROGS[@]}"; do copy_with_libs "$R" "$(readlink -f "$p")" "$p"; done
-# glibc loads libgcc_s when a thread is cancelled or exits early (nbdkit's
-# threads can be, when a connection fails), so ldd does not list it; without
-# it nbdkit aborts ("libgcc_s.so.1 must be installed for pthread_cancel").
-LIBGCC=/lib/x86_64-linux-gnu/libgcc_s.so.1
-[ -e "$LIBGCC" ] || die "$LIBGCC missing (libgcc-s1)"
-copy_with_libs "$R" "$(readlink -f "$LIBGCC")" "$LIBGCC"
+copy_libgcc "$R"
 copy_with_libs "$R" "$PLUGIN" /usr/lib/understudy/nbdkit-understudy-blk-plugin.so
 copy_with_libs "$R" "$NETFRONT" /usr/lib/understudy/understudy-netfront
 copy_with_libs "$R" "$SNDFRONT" /usr/lib/understudy/understudy-sndfront

@@ -54,6 +54,17 @@ copy_with_libs() {
         done
 }
 
+# copy_libgcc ROOT: libgcc_s, which glibc loads only when a thread is
+# cancelled or exits early, so ldd does not list it: libxenstore cancels its
+# watch-reader thread in xs_close (a backend whose frontend went away), and
+# nbdkit its connection threads. Without it the program aborts there
+# ("libgcc_s.so.1 must be installed for pthread_cancel to work").
+copy_libgcc() {
+    local lib=/lib/x86_64-linux-gnu/libgcc_s.so.1
+    [ -e "$lib" ] || die "$lib missing (libgcc-s1)"
+    copy_with_libs "$1" "$(readlink -f "$lib")" "$lib"
+}
+
 # add_modules ROOT KVER MODROOT MOD...: the modules and what they depend on
 # (from MODROOT/lib/modules/KVER/modules.dep) into ROOT, appended to a load
 # order file (dependencies first): ROOT/etc/modules.order, or
