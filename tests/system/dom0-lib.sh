@@ -174,9 +174,12 @@ timeline_stop() {
     wait "$TL_PID" 2>/dev/null
     TL_PID=
 }
-# timeline_report T_FAULT_MS SD_DIR GUEST_DOMID DEV_DIR REC0: the phases of the
-# recovery that followed a fault at T_FAULT_MS, in ms after it, from the
-# recorded changes: shadowd saw it (SD/state recovering), the new domain
+# timeline_report T_FAULT_MS SD_DIR GUEST_DOMID DEV_DIR REC0 [FAILED_DOMID]:
+# the phases of the recovery that followed a fault at T_FAULT_MS, in ms after
+# it, from the recorded changes: a crash's sysrq key read by the failed
+# domain (sysrq_read; only for a crash), shadowd's first write to the guest's
+# device (guest_told: rewired, or hot, told to switch), shadowd said it was
+# recovering (SD/state recovering: hot, after the switch), the new domain
 # published (SD/domid), its agent's first heartbeat, the guest's backend
 # dir written under it (rewired), the backend in InitWait, frontend and
 # backend Connected, the frontend live again (shadow/recoveries moved),
@@ -184,14 +187,19 @@ timeline_stop() {
 # (device/vif/0); REC0 its shadow/recoveries before the fault. "-" where a
 # step was not seen.
 timeline_report() {
-    local t0=$1 sd=$2 g=$3 dev=$4 rec0=${5:-0}
-    awk -v t0="$t0" -v sd="$sd" -v g="$g" -v dev="$dev" -v rec0="$rec0" '
+    local t0=$1 sd=$2 g=$3 dev=$4 rec0=${5:-0} failed=${6:--}
+    awk -v t0="$t0" -v sd="$sd" -v g="$g" -v dev="$dev" -v rec0="$rec0" -v failed="$failed" '
         $1 < t0 {
             if ($2 == sd "/domid") old = $3
             if ($2 == "/local/domain/" g "/" dev "/shadow/recoveries") rec0 = $3
             next
         }
         function at(k) { if (!(k in T)) T[k] = $1 - t0 }
+        # xl sysrq writes the key, the domain clears it when it reads it
+        $2 == "/local/domain/" failed "/control/sysrq" { if ("sysrq_written" in T) at("sysrq_read"); at("sysrq_written") }
+        # shadowd'"'"'s first step on the guest: its device rewired (or, hot,
+        # told to switch: shadow/generation)
+        $2 == "/local/domain/" g "/" dev "/backend" || $2 == "/local/domain/" g "/" dev "/shadow/generation" { at("guest_told") }
         $2 == sd "/state" && $3 == "recovering" { at("detected") }
         $2 == sd "/domid" && $3 != old && $3 != "-" { nd = $3; at("domain_published") }
         nd != "" && $2 == "/local/domain/" nd "/data/understudy/heartbeat" && $3 != "-" { at("agent_up") }
@@ -211,8 +219,11 @@ timeline_report() {
         $2 == "/local/domain/" g "/" dev "/shadow/recoveries" && $3 != "-" && $3 + 0 > rec0 + 0 { at("frontend_live") }
         $2 == sd "/state" && $3 == "up" && ("detected" in T) { at("shadowd_up") }
         END {
-            n = split("detected domain_published agent_up rewired backend_initwait frontend_connected backend_connected frontend_live shadowd_up", k, " ")
-            for (i = 1; i <= n; i++) printf "%s%s=%s", (i > 1 ? " " : ""), k[i], (k[i] in T ? T[k[i]] : "-")
+            n = split("sysrq_read guest_told detected domain_published agent_up rewired backend_initwait frontend_connected backend_connected frontend_live shadowd_up", k, " ")
+            for (i = 1; i <= n; i++) {
+                if (k[i] == "sysrq_read" && !(k[i] in T)) continue # not a crash
+                printf "%s%s=%s", (i > 1 ? " " : ""), k[i], (k[i] in T ? T[k[i]] : "-")
+            }
             print ""
         }' "$TL_FILE"
 }
