@@ -355,6 +355,8 @@ int nf_dev_restore(struct nf_dev *d, struct sfx *x, bool first, char *what, size
     carrier(d, true);
     d->link_kept = false;
     d->programmed = true;
+    d->rp.t0 = sf_now_ms();
+    d->rp.held = d->rp.tx = d->rp.rx = d->rp.mc = 0;
     char feat[64];
     snprintf(feat, sizeof(feat), "%u queue%s, %s, tx offloads%s%s%s", d->ln.nq,
              d->ln.nq > 1 ? "s" : "", d->ln.feat.sg ? "sg" : "no sg", tun ? " csum" : " none",
@@ -593,8 +595,16 @@ static void harvest(struct nf_dev *d)
     for (unsigned k = 0; k < d->ln.nq && d->c.phase == SFC_UP; k++) {
         struct nf_conn *c = d->ln.q[k];
         for (int round = 0; round < 8; round++) {
+            RING_IDX tx0 = c->tx.rsp_cons, rx0 = c->rx.rsp_cons;
             uint64_t before = c->tx.rsp_cons + c->rx.rsp_cons;
             int r = nf_conn_harvest(c, deliver, d, why, sizeof(why));
+            if (sfc_replaying(&d->c)) {
+                uint64_t t = sf_now_ms() - d->rp.t0 + 1; /* 0 stays "not yet" */
+                if (c->tx.rsp_cons != tx0 && !d->rp.tx)
+                    d->rp.tx = t;
+                if (c->rx.rsp_cons != rx0 && !d->rp.rx)
+                    d->rp.rx = t;
+            }
             if (r < 0) {
                 if (d->ln.nq > 1)
                     sfc_fault(&d->c, SF_BAD_RESPONSE, "queue %u: %s", k, why);
@@ -639,6 +649,27 @@ static void read_shadow(struct nf_dev *d, uint64_t now)
         nf_log(d, true, "%s configuration: %s -> %s", d->tap.name, a, b);
     d->sh = s;
     d->have_shadow = true;
+}
+
+/* The replay's steps as they happen; done once the held frames are all on
+ * the ring and the multicast list is answered. */
+static void replay_step(struct nf_dev *d, uint64_t now)
+{
+    uint64_t t = now - d->rp.t0 + 1;
+    if (!d->held_n && !d->rp.held)
+        d->rp.held = t;
+    if (!d->ln.q[0]->tx_mcast_pending && !d->rp.mc)
+        d->rp.mc = t;
+    if (!d->rp.held || !d->rp.mc)
+        return;
+    char steps[256] = "";
+    if (d->c.rec.state == SF_RECOVERING) /* not the first connection's */
+        snprintf(steps, sizeof(steps),
+                 " (replay, ms after the restore: held frames on the ring %" PRIu64
+                 ", first tx response %" PRId64 ", first rx %" PRId64
+                 ", multicast list answered %" PRIu64 ")",
+                 d->rp.held - 1, (int64_t)d->rp.tx - 1, (int64_t)d->rp.rx - 1, d->rp.mc - 1);
+    sfc_replayed(&d->c, now, steps);
 }
 
 /* The driver's timeout, and the next read of the configuration. */
@@ -711,8 +742,8 @@ int nf_dev_run(struct nf_dev *d, int sigfd)
             for (unsigned k = 0; k < d->ln.nq; k++)
                 nf_conn_push(d->ln.q[k]);
             /* The NIC's replay: held frames sent, multicast list answered. */
-            if (sfc_replaying(&d->c) && !d->held_n && !d->ln.q[0]->tx_mcast_pending)
-                sfc_replayed(&d->c, now, "");
+            if (sfc_replaying(&d->c))
+                replay_step(d, now);
             neigh_step(d, now);
         } else if (d->c.rec.state == SF_FAILED || !d->cfg.shadow) {
             drain_tap(d);

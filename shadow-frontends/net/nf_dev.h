@@ -59,6 +59,12 @@ struct nf_dev {
     struct nf_neigh neigh;     /* the TAP's neighbour probe budget, raised while recovering */
     uint64_t neigh_restore_at; /* live again: when it goes back (0: not yet set) */
     bool link_kept;            /* isolated for a switch with the link up (nf_isolate) */
+    /* A replay's own steps, ms since the restore (0: not yet): the held
+     * frames all on the ring, the first tx and rx responses, the multicast
+     * list answered - for the "recovered" line. */
+    struct {
+        uint64_t t0, held, tx, rx, mc;
+    } rp;
 
     struct nf_shadow sh;      /* the guest's configuration, as last read */
     struct nf_shadow applied; /* the multicast list the backend has (its mc part) */
