@@ -144,21 +144,25 @@ int blk_write_transport(struct sfx *x, const uint32_t *refs, unsigned order, uns
 }
 
 /* Each key is a xenstore round trip, and a recovery waits for them: only
- * those of the order given. */
+ * those of the order given, and of those only the ones there. */
 void blk_remove_transport(struct sfx *x, int order)
 {
+    enum { NREFS = 1u << BLK_MAX_RING_ORDER };
     bool any = order < 0;
-    sfx_remove(x, PVK_EVENT_CHANNEL);
+    const char *keys[4 + NREFS];
+    char refs[NREFS][32];
+    size_t n = 0;
+    keys[n++] = PVK_EVENT_CHANNEL;
     if (any || order == 0)
-        sfx_remove(x, PVK_RING_REF);
-    if (order == 0)
-        return;
-    sfx_remove(x, PVK_BLK_RING_PAGE_ORDER);
-    sfx_remove(x, PVK_BLK_NUM_RING_PAGES);
-    unsigned n = any ? 1u << BLK_MAX_RING_ORDER : 1u << (order & 31);
-    for (unsigned i = 0; i < n && i < (1u << BLK_MAX_RING_ORDER); i++) {
-        char key[32];
-        snprintf(key, sizeof(key), PVK_BLK_RING_REF_FMT, i);
-        sfx_remove(x, key);
+        keys[n++] = PVK_RING_REF;
+    if (order != 0) {
+        keys[n++] = PVK_BLK_RING_PAGE_ORDER;
+        keys[n++] = PVK_BLK_NUM_RING_PAGES;
+        unsigned nr = any ? NREFS : 1u << (order & 31);
+        for (unsigned i = 0; i < nr && i < NREFS; i++) {
+            snprintf(refs[i], sizeof(refs[i]), PVK_BLK_RING_REF_FMT, i);
+            keys[n++] = refs[i];
+        }
     }
+    sfx_remove_present(x, keys, n);
 }

@@ -33,6 +33,16 @@ void sfc_log(const struct sfc *c, enum sf_log_level level, const char *fmt, ...)
 
 /* ---- publishing ---- */
 
+static void switch_flush(struct sfc *c);
+
+static void publish_now(struct sfc *c, const char *key, const char *val)
+{
+    if (sfx_write_dev(&c->x, key, "%s", val) < 0)
+        sfc_log(c, SF_LOG_ERR, "xenstore write %s/%s: %m", c->device, key);
+}
+
+/* Every write goes after what a switch left (switch_chore), so that none
+ * of those lands on top of a later one. */
 static void publish(struct sfc *c, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void publish(struct sfc *c, const char *key, const char *fmt, ...)
@@ -42,12 +52,13 @@ static void publish(struct sfc *c, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(val, sizeof(val), fmt, ap);
     va_end(ap);
-    if (sfx_write_dev(&c->x, key, "%s", val) < 0)
-        sfc_log(c, SF_LOG_ERR, "xenstore write %s/%s: %m", c->device, key);
+    switch_flush(c);
+    publish_now(c, key, val);
 }
 
 static void set_fe_state(struct sfc *c, int state)
 {
+    switch_flush(c);
     if (sfx_set_state(&c->x, state) < 0)
         sfc_log(c, SF_LOG_ERR, "xenstore write %s/state (%s): %m", c->device,
                 xsu_state_name(state));
@@ -67,10 +78,9 @@ static bool oldest_of(const struct sfc *c, uint64_t *since)
 }
 
 /* The keys a hot switch left in the failed connection's dir (ops->forget):
- * at the loop's next turn, once the class has put its replay on the new
- * transport (switch_finish), or before anything else is set up or torn down
- * if that comes first - never after keys of a later connection in the same
- * dir. */
+ * the last of its chores (switch_chore), or before anything else is set up
+ * or torn down if that comes first - never after keys of a later
+ * connection in the same dir. */
 static void forget_now(struct sfc *c)
 {
     if (!c->forget_left)
@@ -81,9 +91,52 @@ static void forget_now(struct sfc *c)
     c->ops->forget(c->cls, &old);
 }
 
+/* What a hot switch left (switch_from_live, promote), one a turn: each is
+ * a xenstore round trip or more (tens of ms in a guest on real Xen in
+ * QEMU, the forget several), and the class's data path runs between them -
+ * the replay's first responses are harvested while they go on, not after
+ * all of them. Any other write does what is left first (switch_flush).
+ * true if there was one. */
+static bool switch_chore(struct sfc *c)
+{
+    if (c->sx_closing) {
+        xs_close(c->sx_closing);
+        c->sx_closing = NULL;
+    } else if (c->switch_closed_left) {
+        c->switch_closed_left = false;
+        if (xsu_write_state(sfx_xs(&c->x), c->switch_dir, XenbusStateClosed) < 0)
+            sfc_log(c, SF_LOG_ERR, "xenstore write %s/state (%s): %m", c->switch_dir,
+                    xsu_state_name(XenbusStateClosed));
+    } else if (c->switch_report) {
+        c->switch_report = false;
+        publish_now(c, USK_FE_REPORT, c->rec.report);
+    } else if (c->switch_recovering) {
+        c->switch_recovering = false;
+        if (c->rec.state == SF_RECOVERING) /* not once replayed: live stands */
+            publish_now(c, USK_FE_STATE, USK_STATE_RECOVERING);
+    } else if (c->forget_left) {
+        forget_now(c);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static bool switch_chores_left(const struct sfc *c)
+{
+    return c->sx_closing || c->switch_closed_left || c->switch_report || c->switch_recovering ||
+           c->forget_left;
+}
+
+static void switch_flush(struct sfc *c)
+{
+    while (switch_chore(c))
+        ;
+}
+
 static void teardown(struct sfc *c)
 {
-    forget_now(c);
+    switch_flush(c);
     c->ops->teardown(c->cls, &c->x);
     c->phase = SFC_DOWN;
 }
@@ -161,6 +214,7 @@ bool sfc_replaying(const struct sfc *c)
 
 void sfc_replayed(struct sfc *c, uint64_t now, const char *extra)
 {
+    c->switch_recovering = false; /* live, written below, stands */
     sfr_replayed(&c->rec, now);
     publish(c, USK_FE_RECOVERIES, "%" PRIu64, c->rec.recoveries);
     publish(c, USK_FE_LAST_RECOVERY, "%s", c->rec.last);
@@ -232,7 +286,7 @@ static void drive_handshake(struct sfc *c, uint64_t now)
             if (now < c->hs_retry_at)
                 return;
             char why[256] = "";
-            forget_now(c);
+            switch_flush(c);
             int r = c->ops->setup(c->cls, &c->x, why, sizeof(why));
             if (r == SFC_MISMATCH) {
                 sfc_fail(c, why);
@@ -332,9 +386,12 @@ static void promote(struct sfc *c)
     int moved = sfx_read_backend(&c->x);
     uint64_t t_watch = sf_now_ms();
     /* The class's standby transport is the device's now: only the slot's
-     * xenstore connection goes. */
-    sfx_close(&c->sx);
-    uint64_t t_closed = sf_now_ms();
+     * xenstore connection goes, at the next turn (switch_chore: closing
+     * it took up to half a second on real Xen in QEMU). */
+    if (c->sx_closing) /* an earlier promotion's (cannot be: each waits a turn) */
+        xs_close(c->sx_closing);
+    c->sx_closing = sfx_xs(&c->sx);
+    c->sx.xs = NULL;
     c->sx_open = false;
     c->sb_phase = SFC_DOWN;
     c->sb_slot[0] = 0;
@@ -367,9 +424,8 @@ static void promote(struct sfc *c)
     sfc_log(
         c, SF_LOG_INFO,
         "switched to the standby connection: backend %s (domain %u), no handshake (class %" PRIu64
-        " ms, then the backend's watch %" PRIu64
-        " ms, the slot's xenstore connection closed %" PRIu64 " ms): %s",
-        c->x.be, c->x.be_id, t_class - now, t_watch - t_class, t_closed - t_watch, what);
+        " ms, then the backend's watch %" PRIu64 " ms): %s",
+        c->x.be, c->x.be_id, t_class - now, t_watch - t_class, what);
     state_changed(c);
 }
 
@@ -378,12 +434,13 @@ static void promote(struct sfc *c)
  * first - the failed transport is dropped without what costs round trips
  * (the class may leave its unsharing and its keys until after), the held
  * one taken over - and what a fault writes to xenstore (the old dir's
- * state, the report) waits for the loop's next turn, once the class has
- * put its replay on the new transport (switch_finish): each is a round
- * trip, and they were the larger part of the guest's share of a switch
- * (bench/README.md, "Sound"). */
+ * state, the report) waits for the loop's next turns, once the class has
+ * put its replay on the new transport, one a turn (switch_chore): each is
+ * a round trip, and they were the larger part of the guest's share of a
+ * switch (bench/README.md, "Sound"). */
 static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
 {
+    switch_flush(c); /* an earlier switch's: switch_dir is this one's now */
     uint64_t seq = c->rec.report_seq;
     c->switching = true;
     sfc_fault(c, SF_BACKEND_RESTARTED, "rewired by the toolstack to %s (generation %" PRIu64 ")",
@@ -393,26 +450,11 @@ static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
      * dir this holds until now. The link moves to the slot in promote. */
     snprintf(c->switch_dir, sizeof(c->switch_dir), "%s", c->x.fe);
     c->switch_report = c->rec.report_seq != seq; /* sfc_fault made a report */
-    c->switch_left = true;
+    c->switch_closed_left = c->switch_recovering = true;
     if (c->rec.state == SF_FAILED)
         return;
     c->forget_left = c->ops->forget != NULL; /* the class's teardown left its keys there */
     promote(c);
-}
-
-static void switch_finish(struct sfc *c)
-{
-    if (!c->switch_left)
-        return;
-    c->switch_left = false;
-    if (xsu_write_state(sfx_xs(&c->x), c->switch_dir, XenbusStateClosed) < 0)
-        sfc_log(c, SF_LOG_ERR, "xenstore write %s/state (%s): %m", c->switch_dir,
-                xsu_state_name(XenbusStateClosed));
-    if (c->switch_report)
-        publish(c, USK_FE_REPORT, "%s", c->rec.report);
-    if (c->rec.state == SF_RECOVERING) /* not once replayed: live stands */
-        publish(c, USK_FE_STATE, "%s", USK_STATE_RECOVERING);
-    forget_now(c); /* the failed transport's keys: their removal overlaps the replay */
 }
 
 static void on_generation(struct sfc *c)
@@ -569,7 +611,7 @@ static void drive_standby(struct sfc *c, uint64_t now)
         }
         if (st != XenbusStateInitWait || now < c->sb_retry_at)
             return;
-        forget_now(c);
+        switch_flush(c);
         int r = c->ops->standby_setup(c->cls, &c->sx, msg, sizeof(msg));
         if (r == SFC_MISMATCH) {
             sfc_log(c, SF_LOG_ERR, "standby backend %s refused: %s", c->sx.be, msg);
@@ -694,7 +736,7 @@ void sfc_pollfds(const struct sfc *c, struct pollfd *p)
 
 void sfc_step(struct sfc *c, uint64_t now)
 {
-    switch_finish(c); /* before anything this turn may write */
+    switch_chore(c); /* one a turn, before anything this turn may write */
     unsigned ev = sfx_events(&c->x);
     /* The generation first: a promotion removes shadow/standby with it (in
      * its transaction, or the write after it), and the connection it names
@@ -717,8 +759,8 @@ void sfc_step(struct sfc *c, uint64_t now)
 
 int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms)
 {
-    if (c->switch_left)
-        return 0; /* switch_finish, once the class's turn is done */
+    if (switch_chores_left(c))
+        return 0; /* the next chore, once the class's turn is done */
     if (c->phase != SFC_UP || (c->sx_open && c->sb_phase != SFC_UP && !c->sb_refused))
         return (int)DOWN_TICK_MS;
     uint64_t oldest;
@@ -798,6 +840,9 @@ void sfc_close(struct sfc *c)
     if (c->xs_rel)
         xs_close(c->xs_rel);
     c->xs_rel = NULL;
+    if (c->sx_closing)
+        xs_close(c->sx_closing);
+    c->sx_closing = NULL;
     if (c->sx_open)
         sfx_close(&c->sx);
     c->sx_open = false;

@@ -149,13 +149,16 @@ struct sfc {
      * costs round trips (unsharing; its xenstore keys, for ops->forget)
      * until the switch is done. */
     bool switching;
-    /* ... and what it left for the loop's next turn, once the class has put
-     * its replay on the new transport: the old dir's state, the report. */
-    bool switch_left;
+    /* ... and what it left for the loop's next turns (sf_conn.c,
+     * switch_chore: one round trip a turn, the class's data path between
+     * them): the standby slot's xenstore connection to close, the old
+     * dir's state, the report, shadow/state recovering ... */
+    struct xs_handle *sx_closing;
+    bool switch_closed_left;
     bool switch_report;
+    bool switch_recovering;
     char switch_dir[SFX_PATH_MAX];
-    /* ... and the keys ops->forget is to remove from switch_dir (sf_conn.c,
-     * forget_now). */
+    /* ... and the keys ops->forget is to remove from switch_dir (forget_now). */
     bool forget_left;
 };
 

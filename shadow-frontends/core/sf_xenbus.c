@@ -224,3 +224,22 @@ int sfx_remove(struct sfx *x, const char *key)
         return -1;
     return 0;
 }
+
+void sfx_remove_present(struct sfx *x, const char *const *keys, size_t n)
+{
+    unsigned have_n = 0;
+    char **have = NULL;
+    if (n > 2) { /* fewer: a listing would save no round trip */
+        have = xs_directory(x->xs, XBT_NULL, x->fe, &have_n);
+        if (!have && errno == ENOENT)
+            return; /* the dir itself is gone */
+    }
+    for (size_t i = 0; i < n; i++) {
+        bool listed = !have;
+        for (unsigned j = 0; j < have_n && !listed; j++)
+            listed = !strcmp(have[j], keys[i]);
+        if (listed)
+            sfx_remove(x, keys[i]);
+    }
+    free(have);
+}

@@ -92,5 +92,9 @@ int sfx_write_dev(struct sfx *x, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Remove fe/key; absent is fine. */
 int sfx_remove(struct sfx *x, const char *key);
+/* Those of keys[0..n) that are in the link dir, each a round trip, after
+ * one listing of it (a key not there costs no round trip; where the
+ * listing fails, every key is tried). */
+void sfx_remove_present(struct sfx *x, const char *const *keys, size_t n);
 
 #endif
