@@ -97,27 +97,48 @@ static void forget_now(struct sfc *c)
  * the replay's first responses are harvested while they go on, not after
  * all of them. Any other write does what is left first (switch_flush).
  * true if there was one. */
+static bool switch_chores_left(const struct sfc *c);
+
 static bool switch_chore(struct sfc *c)
 {
+    uint64_t t0 = sf_now_ms();
+    const char *what;
     if (c->sx_closing) {
+        what = "slot connection closed";
         xs_close(c->sx_closing);
         c->sx_closing = NULL;
     } else if (c->switch_closed_left) {
+        what = "old state";
         c->switch_closed_left = false;
         if (xsu_write_state(sfx_xs(&c->x), c->switch_dir, XenbusStateClosed) < 0)
             sfc_log(c, SF_LOG_ERR, "xenstore write %s/state (%s): %m", c->switch_dir,
                     xsu_state_name(XenbusStateClosed));
     } else if (c->switch_report) {
+        what = "report";
         c->switch_report = false;
         publish_now(c, USK_FE_REPORT, c->rec.report);
     } else if (c->switch_recovering) {
+        what = "recovering";
         c->switch_recovering = false;
         if (c->rec.state == SF_RECOVERING) /* not once replayed: live stands */
             publish_now(c, USK_FE_STATE, USK_STATE_RECOVERING);
     } else if (c->forget_left) {
+        what = "forget";
         forget_now(c);
     } else {
         return false;
+    }
+    /* Where a switch's time in the guest goes: one line once all are done. */
+    size_t n = strlen(c->chores_done);
+    if (!n)
+        c->chores_since = t0;
+    snprintf(c->chores_done + n, sizeof(c->chores_done) - n, "%s%s %" PRIu64 " ms", n ? ", " : "",
+             what, sf_now_ms() - t0);
+    if (!switch_chores_left(c)) {
+        sfc_log(c, SF_LOG_INFO,
+                "the switch's xenstore work done, %" PRIu64 " ms after it began: %s",
+                sf_now_ms() - c->chores_since, c->chores_done);
+        c->chores_done[0] = 0;
     }
     return true;
 }

@@ -160,6 +160,8 @@ struct sfc {
     char switch_dir[SFX_PATH_MAX];
     /* ... and the keys ops->forget is to remove from switch_dir (forget_now). */
     bool forget_left;
+    char chores_done[160]; /* each chore's time, for the log (switch_chore) */
+    uint64_t chores_since;
 };
 
 /* Connect to xenstore and set the watches (logged on failure). 0 or -1. */
