@@ -29,7 +29,8 @@
 #define NB_TX_MAX_FRAME 65536u
 /* A received frame waits this long for rx buffers, then is dropped (a
  * frontend that posts fewer buffers than the frame needs, or none). */
-#define NB_RX_DRAIN_MS 5000u
+#define NB_RX_DRAIN_MS   5000u
+#define NB_QUIET_NOTE_US 5000000u /* tx quiet this long: its end is logged (nb_tx.c) */
 
 struct nb_config {
     uint8_t mac[6];                 /* the guest's MAC, from "mac" */
@@ -84,7 +85,8 @@ struct nb_queue {
     uint64_t kick_timer; /* more work, after the loop's other events */
 
     /* tx pass */
-    RING_IDX tx_seen; /* req_prod when a packet's slots were found incomplete */
+    RING_IDX tx_seen;    /* req_prod when a packet's slots were found incomplete */
+    uint64_t tx_last_us; /* tx requests last found (or the attach): a long quiet is logged */
     netif_tx_request_t slots[NB_RING_SIZE]; /* copy of the unconsumed requests */
     struct nb_txq_pkt tpk[NB_BATCH];
     xengnttab_grant_copy_segment_t tseg[NB_RING_SIZE];

@@ -124,6 +124,7 @@ static int attach_queue(struct nb_dev *d, struct nb_queue *q, const char *dir)
         attach_ring(be, dir, PVK_NET_RX_RING_REF, &q->rxr, false, q) < 0)
         return -1;
     q->attached = true;
+    q->tx_last_us = nb_now_us();
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void credit_back(void *opaque)
@@ -154,6 +155,23 @@ static bool wait_credit(struct nb_dev *d, unsigned size)
     return d->credit_timer != 0;
 }
 
+/* Requests after a long quiet - a hot standby's first after its promotion
+ * (the frontend connected it and sent nothing since) - with the wall clock,
+ * which the frontend's domain shares through Xen: where a switch's time
+ * goes between the two. */
+static void note_quiet_end(struct nb_queue *q, unsigned avail)
+{
+    uint64_t now = nb_now_us(), quiet = now - q->tx_last_us;
+    q->tx_last_us = now;
+    if (quiet < NB_QUIET_NOTE_US)
+        return;
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    BE_LOG(q->d->be,
+           "queue %u: %u tx slots after %" PRIu64 " ms without any (wall clock %lld.%03ld)", q->idx,
+           avail, quiet / 1000, (long long)t.tv_sec, t.tv_nsec / 1000000);
+}
+
 /* One pass: returns the number of slots consumed; *partial if it stopped at
  * a packet whose slots are not all posted yet. */
 static unsigned tx_pass(struct nb_queue *q, bool *partial)
@@ -165,6 +183,8 @@ static unsigned tx_pass(struct nb_queue *q, bool *partial)
         return 0;
     }
     unsigned avail = rp - q->tx.req_cons;
+    if (avail)
+        note_quiet_end(q, avail);
     for (unsigned i = 0; i < avail; i++)
         RING_COPY_REQUEST(&q->tx, q->tx.req_cons + i, &q->slots[i]);
     unsigned pos = 0, npk = 0, nseg = 0;

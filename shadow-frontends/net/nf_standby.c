@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define DRAIN_ROUNDS 8 /* harvests per queue per call: the loop stays responsive */
 
@@ -133,9 +134,15 @@ int nf_standby_promote(void *cls, struct sfx *x, char *what, size_t len)
         nf_conn_rx_drop_partial(d->ln.q[k]);
     nf_dev_new_backend(d);
     bool said = announce(d, sf_now_ms());
-    /* What is the standby's first: the connect line after it is long. */
-    int o = snprintf(what, len, "%s%" PRIu64 " frames it received while held dropped; ",
-                     said ? "our MAC announced (RARP); " : "", d->sb_rx_dropped - before);
+    /* What is the standby's first: the connect line after it is long. The
+     * wall clock (the backend's domain shares it through Xen) places the
+     * replay against the backend's log. */
+    struct timespec wc;
+    clock_gettime(CLOCK_REALTIME, &wc);
+    int o = snprintf(what, len,
+                     "%s%" PRIu64 " frames it received while held dropped; wall clock %lld.%03ld; ",
+                     said ? "our MAC announced (RARP); " : "", d->sb_rx_dropped - before,
+                     (long long)wc.tv_sec, wc.tv_nsec / 1000000);
     if (o < 0 || (size_t)o >= len)
         o = 0;
     return nf_dev_restore(d, x, false, what + o, len - (size_t)o);
