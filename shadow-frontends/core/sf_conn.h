@@ -153,6 +153,7 @@ struct sfc {
      * switch_chore: one round trip a turn, the class's data path between
      * them): the standby slot's xenstore connection to close, the old
      * dir's state, the report, shadow/state recovering ... */
+    bool watch_left; /* the promoted backend's watch (sfx_read_backend) */
     struct xs_handle *sx_closing;
     bool switch_closed_left;
     bool switch_report;
