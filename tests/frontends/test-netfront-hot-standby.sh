@@ -195,6 +195,11 @@ for i in $(seq 1 "$NF_COLD"); do
     serving=$new
 done
 expect_eq "switches" "$(grep -c "switched to the standby connection" "$glog")" "$NF_HOT"
+# What each switch left in xenstore, done one round trip a turn (switch_chore),
+# the class's data path between; and each replay's steps timed.
+_chores_done() { [ "$(grep -c "the switch's xenstore work done" "$glog")" = "$NF_HOT" ]; }
+wait_for 5 _chores_done
+expect_eq "recoveries with their replay's steps" "$(grep -c "(replay, ms after the restore: held frames on the ring" "$glog")" "$(nf_key "$g" shadow/recoveries)"
 sleep 0.5
 kill $ppid 2>/dev/null
 wait $ppid 2>/dev/null
