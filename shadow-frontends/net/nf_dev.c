@@ -333,6 +333,13 @@ static int nf_setup(void *arg, struct sfx *x, char *why, size_t len)
 
 static void pump_tx(struct nf_dev *d, uint64_t now);
 
+/* A replay step's time (d->rp), the first time cond holds. */
+static void rp_mark(struct nf_dev *d, uint64_t *step, bool cond)
+{
+    if (cond && !*step)
+        *step = sf_now_ms() - d->rp.t0 + 1; /* + 1: 0 stays "not yet" */
+}
+
 /* The backend is Connected: offloads, carrier on; the restore (multicast
  * list, held tx) runs from the loop until sfc_replayed. */
 int nf_dev_restore(struct nf_dev *d, struct sfx *x, bool first, char *what, size_t len)
@@ -390,8 +397,7 @@ int nf_dev_restore(struct nf_dev *d, struct sfx *x, bool first, char *what, size
         pump_tx(d, sf_now_ms());
         for (unsigned k = 0; k < d->ln.nq; k++)
             nf_conn_push(d->ln.q[k]);
-        if (!d->held_n)
-            d->rp.held = sf_now_ms() - d->rp.t0 + 1;
+        rp_mark(d, &d->rp.held, !d->held_n);
     }
     return 0;
 }
@@ -608,14 +614,11 @@ static void harvest(struct nf_dev *d)
         struct nf_conn *c = d->ln.q[k];
         for (int round = 0; round < 8; round++) {
             RING_IDX tx0 = c->tx.rsp_cons, rx0 = c->rx.rsp_cons;
-            uint64_t before = c->tx.rsp_cons + c->rx.rsp_cons;
             int r = nf_conn_harvest(c, deliver, d, why, sizeof(why));
+            bool tx = c->tx.rsp_cons != tx0, rx = c->rx.rsp_cons != rx0;
             if (sfc_replaying(&d->c)) {
-                uint64_t t = sf_now_ms() - d->rp.t0 + 1; /* 0 stays "not yet" */
-                if (c->tx.rsp_cons != tx0 && !d->rp.tx)
-                    d->rp.tx = t;
-                if (c->rx.rsp_cons != rx0 && !d->rp.rx)
-                    d->rp.rx = t;
+                rp_mark(d, &d->rp.tx, tx);
+                rp_mark(d, &d->rp.rx, rx);
             }
             if (r < 0) {
                 if (d->ln.nq > 1)
@@ -624,7 +627,7 @@ static void harvest(struct nf_dev *d)
                     sfc_fault(&d->c, SF_BAD_RESPONSE, "%s", why);
                 return;
             }
-            if (c->tx.rsp_cons + c->rx.rsp_cons != before)
+            if (tx || rx)
                 sfc_alive(&d->c, sf_now_ms());
             if (r == 0)
                 break;
@@ -667,11 +670,8 @@ static void read_shadow(struct nf_dev *d, uint64_t now)
  * the ring and the multicast list is answered. */
 static void replay_step(struct nf_dev *d, uint64_t now)
 {
-    uint64_t t = now - d->rp.t0 + 1;
-    if (!d->held_n && !d->rp.held)
-        d->rp.held = t;
-    if (!d->ln.q[0]->tx_mcast_pending && !d->rp.mc)
-        d->rp.mc = t;
+    rp_mark(d, &d->rp.held, !d->held_n);
+    rp_mark(d, &d->rp.mc, !d->ln.q[0]->tx_mcast_pending);
     if (!d->rp.held || !d->rp.mc)
         return;
     char steps[256] = "";

@@ -173,12 +173,9 @@ int nf_write_mcast_request(struct sfx *x, bool on)
 void nf_remove_transport(struct sfx *x)
 {
     enum { NKEYS = 4, NQDIRS = 8 }; /* queue dirs of any earlier connection, ours or not */
-    static const char *const keys[NKEYS] = {PVK_NET_TX_RING_REF, PVK_NET_RX_RING_REF,
-                                            PVK_EVENT_CHANNEL, PVK_MQ_NUM_QUEUES};
+    const char *all[NKEYS + NQDIRS] = {PVK_NET_TX_RING_REF, PVK_NET_RX_RING_REF, PVK_EVENT_CHANNEL,
+                                       PVK_MQ_NUM_QUEUES};
     char qdir[NQDIRS][16];
-    const char *all[NKEYS + NQDIRS];
-    for (unsigned i = 0; i < NKEYS; i++)
-        all[i] = keys[i];
     for (unsigned q = 0; q < NQDIRS; q++) {
         snprintf(qdir[q], sizeof(qdir[q]), PVK_QUEUE_FMT, q);
         all[NKEYS + q] = qdir[q];
