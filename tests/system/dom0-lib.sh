@@ -222,7 +222,7 @@ timeline_report() {
             n = split("sysrq_read guest_told detected domain_published agent_up rewired backend_initwait frontend_connected backend_connected frontend_live shadowd_up", k, " ")
             for (i = 1; i <= n; i++) {
                 if (k[i] == "sysrq_read" && !(k[i] in T)) continue # not a crash
-                printf "%s%s=%s", (i > 1 ? " " : ""), k[i], (k[i] in T ? T[k[i]] : "-")
+                printf "%s%s=%s", (out++ ? " " : ""), k[i], (k[i] in T ? T[k[i]] : "-")
             }
             print ""
         }' "$TL_FILE"
