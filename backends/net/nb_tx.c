@@ -156,9 +156,9 @@ static bool wait_credit(struct nb_dev *d, unsigned size)
 }
 
 /* Requests after a long quiet - a hot standby's first after its promotion
- * (the frontend connected it and sent nothing since) - with the wall clock,
- * which the frontend's domain shares through Xen: where a switch's time
- * goes between the two. */
+ * (the frontend connected it and sent nothing since) - with the wall clock
+ * (each domain takes Xen's at its boot; the frontend logs its own): where a
+ * switch's time goes between the two, to within their offset. */
 static void note_quiet_end(struct nb_queue *q, unsigned avail)
 {
     uint64_t now = nb_now_us(), quiet = now - q->tx_last_us;

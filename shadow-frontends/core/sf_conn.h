@@ -151,8 +151,9 @@ struct sfc {
     bool switching;
     /* ... and what it left for the loop's next turns (sf_conn.c,
      * switch_chore: one round trip a turn, the class's data path between
-     * them): the standby slot's xenstore connection to close, the old
-     * dir's state, the report, shadow/state recovering ... */
+     * them), in their order: the promoted backend's watch, the standby
+     * slot's xenstore connection to close, the old dir's state, the report,
+     * shadow/state recovering ... */
     bool watch_left; /* the promoted backend's watch (sfx_read_backend) */
     struct xs_handle *sx_closing;
     bool switch_closed_left;

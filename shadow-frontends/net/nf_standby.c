@@ -135,8 +135,8 @@ int nf_standby_promote(void *cls, struct sfx *x, char *what, size_t len)
     nf_dev_new_backend(d);
     bool said = announce(d, sf_now_ms());
     /* What is the standby's first: the connect line after it is long. The
-     * wall clock (the backend's domain shares it through Xen) places the
-     * replay against the backend's log. */
+     * wall clock (each domain takes Xen's at its boot) places the replay
+     * against the backend's log, to within the two domains' offset. */
     struct timespec wc;
     clock_gettime(CLOCK_REALTIME, &wc);
     int o = snprintf(what, len,

@@ -226,8 +226,10 @@ static int dial(struct client *c, const char *req)
     return fd;
 }
 
-/* A pause that ends now. end_rt (the wall clock, which a Xen guest and dom0
- * both take from Xen) places it on dom0's timeline of a recovery. */
+/* A pause that ends now. end_rt (the wall clock, which a Xen guest takes
+ * from Xen at its boot) places it on dom0's timeline of a recovery - to
+ * within the two domains' offset (bench/README.md, "The crash's path,
+ * placed": 0.6 s between domains booted at different times). */
 static void gap(struct client *c, uint64_t ms, const char *op)
 {
     if (ms > c->max_gap_ms)
