@@ -43,21 +43,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sd_detect_check_dom(struct sd_dom *d)
+/* The serving domain is one to look at: not failed for good, not starting,
+ * not being replaced already. */
+static bool checkable(const struct sd_dom *d)
 {
-    struct sd_drv *drv = d->sd->drv[d->conf->driver];
-    if (!drv || !d->srv.domid || d->state == DS_FAILED || d->startup_pending)
-        return;
-    if (d->state == DS_RECOVERING && d->rec.phase == PH_RESTART)
-        return;
-    struct sd_domstat st;
-    char err[256];
-    if (d->ops->info(drv, d->srv.domid, &st, err, sizeof(err)) < 0) {
-        sd_dlog(d, "cannot look at domain %u: %s", d->srv.domid, err);
-        return;
-    }
+    if (!d->sd->drv[d->conf->driver] || !d->srv.domid || d->state == DS_FAILED ||
+        d->startup_pending)
+        return false;
+    return !(d->state == DS_RECOVERING && d->rec.phase == PH_RESTART);
+}
+
+/* What a look at the serving domain saw: a recovery if it is dead. look_id:
+ * the look at every domain it came from. */
+static void judge_dom(struct sd_dom *d, const struct sd_domstat *st, unsigned look_id)
+{
     uint64_t now = sd_now();
-    switch (st.run) {
+    switch (st->run) {
     case SD_RUN_RUNNING:
     case SD_RUN_PAUSED: /* a pause longer than heartbeat-timeout is a hang */
         return;
@@ -66,41 +67,100 @@ void sd_detect_check_dom(struct sd_dom *d)
         break;
     case SD_RUN_SHUTDOWN:
     case SD_RUN_DYING:
-        sd_recover_start(d, RK_FAILURE, SRC_DEATH, st.shutdown_ms ? st.shutdown_ms : now,
+        sd_recover_start(d, RK_FAILURE, SRC_DEATH, st->shutdown_ms ? st->shutdown_ms : now,
                          "domain %u shut down (reason %s)", d->srv.domid,
-                         sd_reason_name(st.reason));
+                         sd_reason_name(st->reason));
         break;
     }
     /* What was seen is final: the recovery need not ask again. */
     struct sd_recovery *r = &d->rec;
     if (d->state == DS_RECOVERING && r->phase == PH_RESTART && !r->attempts &&
         r->old_domid == d->srv.domid) {
-        r->old_st = st;
+        r->old_st = *st;
         r->old_final = true;
+        r->look_id = look_id;
     }
+}
+
+/* A death somewhere: which one @releaseDomain does not say, so every serving
+ * domain and every standby is looked at - in one driver call per driver
+ * kind, not one each (on real Xen each call waits behind everyone else's
+ * reaction to the death: 15-120 ms apiece, measured) - once per loop turn,
+ * however many events asked (the driver's own death event and
+ * @releaseDomain arrive together). The promotion that follows uses what
+ * this look saw of the standby (sd_standby_fit). */
+static void look_all(struct sd *sd)
+{
+    unsigned look_id = ++sd->look_id ? sd->look_id : ++sd->look_id; /* never 0 */
+    size_t max = 2 * (size_t)sd->ndoms + 1;
+    unsigned *domids = calloc(max, sizeof(*domids)), *of = calloc(max, sizeof(*of));
+    struct sd_domstat *st = calloc(max, sizeof(*st));
+    if (!domids || !of || !st) {
+        sd_log("looking at the domains: out of memory");
+        goto out;
+    }
+    for (int k = 0; k < SD_DRIVER_KINDS; k++) {
+        struct sd_drv *drv = sd->drv[k];
+        const struct sd_drv_ops *ops = NULL;
+        unsigned n = 0;
+        if (!drv)
+            continue;
+        /* of[j]: the domain's index, times two, plus one for its standby. */
+        for (unsigned i = 0; i < sd->ndoms; i++) {
+            struct sd_dom *d = &sd->doms[i];
+            if ((int)d->conf->driver != k)
+                continue;
+            ops = d->ops;
+            if (checkable(d)) {
+                of[n] = 2 * i;
+                domids[n++] = d->srv.domid;
+            }
+            if (sd_standby_lookable(d)) {
+                of[n] = 2 * i + 1;
+                domids[n++] = d->sb.inst.domid;
+            }
+        }
+        char err[256];
+        if (!n)
+            continue;
+        if (sd_drv_look(ops, drv, domids, n, st, err, sizeof(err)) < 0) {
+            sd_log("cannot look at the %s domains: %s", sd_driver_name((enum sd_driver_kind)k),
+                   err);
+            continue;
+        }
+        /* Each domain's serving domain before its standby, as collected. */
+        for (unsigned j = 0; j < n; j++) {
+            struct sd_dom *d = &sd->doms[of[j] / 2];
+            if (of[j] % 2)
+                sd_standby_seen(d, &st[j], look_id);
+            else
+                judge_dom(d, &st[j], look_id);
+        }
+    }
+out:
+    free(domids);
+    free(of);
+    free(st);
 }
 
 void sd_detect_release(struct sd *sd)
 {
-    for (unsigned i = 0; i < sd->ndoms; i++) {
-        struct sd_dom *d = &sd->doms[i];
-        sd_detect_check_dom(d);
-        /* A domain whose recovery is about to restart looks at its standby
-         * there (sd_standby_fit), not here as well: one round trip to the
-         * driver less before the switch. */
-        if (!(d->state == DS_RECOVERING && d->rec.phase == PH_RESTART))
-            sd_standby_check(d);
-    }
+    sd->look_due = true;
 }
 
 void sd_detect_changed(struct sd *sd, unsigned domid)
 {
-    for (unsigned i = 0; i < sd->ndoms; i++) {
-        if (sd->doms[i].srv.domid == domid)
-            sd_detect_check_dom(&sd->doms[i]);
-        if (sd->doms[i].sb.inst.domid == domid)
-            sd_standby_check(&sd->doms[i]);
-    }
+    for (unsigned i = 0; i < sd->ndoms; i++)
+        if (sd->doms[i].srv.domid == domid || sd->doms[i].sb.inst.domid == domid)
+            sd->look_due = true;
+}
+
+void sd_detect_look(struct sd *sd)
+{
+    if (!sd->look_due)
+        return;
+    sd->look_due = false;
+    look_all(sd);
 }
 
 void sd_detect_heartbeat(struct sd_dom *d)

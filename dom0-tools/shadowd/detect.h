@@ -10,7 +10,10 @@ struct sd_dev;
 
 void sd_detect_release(struct sd *sd);                 /* @releaseDomain fired */
 void sd_detect_changed(struct sd *sd, unsigned domid); /* a driver says domid changed */
-void sd_detect_heartbeat(struct sd_dom *d);            /* the heartbeat key changed */
+/* After either: one look at every domain, once per loop turn (before the
+ * domains' ticks, so that a recovery it starts promotes in the same turn). */
+void sd_detect_look(struct sd *sd);
+void sd_detect_heartbeat(struct sd_dom *d); /* the heartbeat key changed */
 void sd_detect_report(struct sd_dom *d, struct sd_dev *v);
 void sd_detect_tick(struct sd_dom *d, uint64_t now);
 /* When a lone report waiting for corroboration is next looked at (the
@@ -19,7 +22,5 @@ uint64_t sd_detect_lone_wake(const struct sd_dom *d);
 /* When the serving domain is next asked whether it is paused (its heartbeat
  * still for pause-timeout); UINT64_MAX if not due. */
 uint64_t sd_detect_pause_wake(const struct sd_dom *d);
-/* Check the serving domain with the driver; start a recovery if it is dead. */
-void sd_detect_check_dom(struct sd_dom *d);
 
 #endif

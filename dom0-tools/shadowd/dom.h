@@ -66,6 +66,10 @@ struct sd_standby {
     bool replacing;  /* the next create replaces a failed standby: counts for its budget */
     bool op_pending; /* a driver create/destroy in flight */
     uint64_t n_promotions, n_replacements;
+    /* What the last look at every domain (sd_detect_release) saw of it, and
+     * that look's number: a promotion found by the same look uses it. */
+    struct sd_domstat look_st;
+    unsigned look_id;
 };
 
 /* What shadowd last wrote to one of its status keys (publish.c). */
@@ -148,7 +152,9 @@ struct sd {
     struct sd_histring hist; /* the last finished recoveries */
     bool xs_lost;
     uint64_t started_ms;
-    int state_fd; /* the state dir, open (persist.c) */
+    int state_fd;     /* the state dir, open (persist.c) */
+    unsigned look_id; /* counts the looks at every domain (detect.c) */
+    bool look_due;    /* a death event asked for one */
 };
 
 /* The words for states, as status keys, status and metrics show them (dom.c). */

@@ -70,6 +70,13 @@ struct sd_drv_ops {
     /* 0, or -1 with a message (a domain that does not exist is SD_RUN_GONE, not an error). */
     int (*info)(struct sd_drv *drv, unsigned domid, struct sd_domstat *st, char *err,
                 size_t errlen);
+    /* The states of n domains in one call, without their names (st[i] for
+     * domids[i]; one not found is SD_RUN_GONE): 0, or -1 with a message.
+     * Optional - sd_drv_look asks info of each without it. A failure's
+     * detection looks at every domain at once: on real Xen each call is a
+     * round trip that waits behind everyone's reaction to @releaseDomain. */
+    int (*look)(struct sd_drv *drv, const unsigned *domids, unsigned n, struct sd_domstat *st,
+                char *err, size_t errlen);
     /* Create domain d under the name name (d->name, or its standby's name):
      * SD_DRV_DONE (*domid set), SD_DRV_PENDING (done() later, with arg), or -1. */
     int (*create)(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
@@ -86,6 +93,18 @@ struct sd_drv_ops {
     int (*prepoll)(struct sd_drv *drv, struct pollfd *fds, int max, int *timeout_ms);
     void (*postpoll)(struct sd_drv *drv, struct pollfd *fds, int n);
 };
+
+static inline int sd_drv_look(const struct sd_drv_ops *ops, struct sd_drv *drv,
+                              const unsigned *domids, unsigned n, struct sd_domstat *st, char *err,
+                              size_t errlen)
+{
+    if (ops->look)
+        return ops->look(drv, domids, n, st, err, errlen);
+    for (unsigned i = 0; i < n; i++)
+        if (ops->info(drv, domids[i], &st[i], err, errlen) < 0)
+            return -1;
+    return 0;
+}
 
 extern const struct sd_drv_ops sd_drv_xensim;
 extern const struct sd_drv_ops sd_drv_libxl;

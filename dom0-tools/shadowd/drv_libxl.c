@@ -117,6 +117,20 @@ static int lx_find(struct sd_drv *drv, const char *name, unsigned *domid, char *
     return 0;
 }
 
+static void from_dominfo(struct sd_domstat *st, const libxl_dominfo *info)
+{
+    if (info->dying)
+        st->run = SD_RUN_DYING;
+    else if (info->shutdown)
+        st->run = SD_RUN_SHUTDOWN;
+    else if (info->paused)
+        st->run = SD_RUN_PAUSED;
+    else
+        st->run = SD_RUN_RUNNING;
+    if (info->shutdown || info->dying)
+        st->reason = (int)info->shutdown_reason; /* LIBXL_SHUTDOWN_REASON_* = SHUTDOWN_* */
+}
+
 static int lx_info(struct sd_drv *drv, unsigned domid, struct sd_domstat *st, char *err, size_t len)
 {
     memset(st, 0, sizeof(*st));
@@ -134,21 +148,38 @@ static int lx_info(struct sd_drv *drv, unsigned domid, struct sd_domstat *st, ch
         libxl_dominfo_dispose(&info);
         return -1;
     }
-    if (info.dying)
-        st->run = SD_RUN_DYING;
-    else if (info.shutdown)
-        st->run = SD_RUN_SHUTDOWN;
-    else if (info.paused)
-        st->run = SD_RUN_PAUSED;
-    else
-        st->run = SD_RUN_RUNNING;
-    if (info.shutdown || info.dying)
-        st->reason = (int)info.shutdown_reason; /* LIBXL_SHUTDOWN_REASON_* = SHUTDOWN_* */
+    from_dominfo(st, &info);
     char *name = libxl_domid_to_name(drv->ctx, domid);
     if (name)
         snprintf(st->name, sizeof(st->name), "%s", name);
     free(name);
     libxl_dominfo_dispose(&info);
+    return 0;
+}
+
+/* One hypercall for every domain, and no xenstore read for names (2-60 ms
+ * apiece right after a crash, measured on Xen 4.17 in QEMU). */
+static int lx_look(struct sd_drv *drv, const unsigned *domids, unsigned n, struct sd_domstat *st,
+                   char *err, size_t len)
+{
+    int nb = 0;
+    libxl_dominfo *all = libxl_list_domain(drv->ctx, &nb);
+    if (!all) {
+        seterr(err, len, "libxl_list_domain failed");
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        memset(&st[i], 0, sizeof(st[i]));
+        st[i].reason = -1;
+        st[i].run = SD_RUN_GONE;
+        for (int j = 0; j < nb; j++) {
+            if (all[j].domid == domids[i]) {
+                from_dominfo(&st[i], &all[j]);
+                break;
+            }
+        }
+    }
+    libxl_dominfo_list_free(all, nb);
     return 0;
 }
 
@@ -335,6 +366,7 @@ const struct sd_drv_ops sd_drv_libxl = {
     .close = lx_close,
     .find = lx_find,
     .info = lx_info,
+    .look = lx_look,
     .create = lx_create,
     .destroy = lx_destroy,
     .pause = lx_pause,

@@ -77,6 +77,35 @@ static int pv_info(struct sd_drv *drv, unsigned domid, struct sd_domstat *st, ch
     return 0;
 }
 
+/* In requests of up to SD_PRIV_LOOKMAX domains each. */
+static int pv_look(struct sd_drv *drv, const unsigned *domids, unsigned n, struct sd_domstat *st,
+                   char *err, size_t len)
+{
+    for (unsigned at = 0; at < n; at += SD_PRIV_LOOKMAX) {
+        unsigned k = n - at < SD_PRIV_LOOKMAX ? n - at : SD_PRIV_LOOKMAX;
+        struct sd_privmsg req = {.type = SD_PRIV_LOOK, .nlook = k}, rep;
+        for (unsigned i = 0; i < k; i++)
+            req.look[i].domid = domids[at + i];
+        if (call(drv, &req, &rep, NULL, err, len) < 0)
+            return -1;
+        for (unsigned i = 0; i < k; i++) {
+            struct sd_domstat *s = &st[at + i];
+            memset(s, 0, sizeof(*s));
+            s->reason = -1;
+            if (rep.nlook != k || rep.look[i].domid != domids[at + i]) {
+                snprintf(err, len, "shadowd-priv answered a look at %u domains with %u", k,
+                         rep.nlook);
+                errno = EIO;
+                return -1;
+            }
+            s->run = (enum sd_run)rep.look[i].run;
+            s->reason = rep.look[i].reason;
+            s->shutdown_ms = rep.look[i].shutdown_ms;
+        }
+    }
+    return 0;
+}
+
 static int pv_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
                      unsigned *domid, char *err, size_t len)
 {
@@ -129,6 +158,7 @@ const struct sd_drv_ops sd_drv_priv = {
     .close = pv_close,
     .find = pv_find,
     .info = pv_info,
+    .look = pv_look,
     .create = pv_create,
     .destroy = pv_destroy,
     .pause = pv_pause,

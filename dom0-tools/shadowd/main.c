@@ -232,6 +232,7 @@ static void drv_changed(void *ctx, unsigned domid)
 
 static void tick(struct sd *sd)
 {
+    sd_detect_look(sd);
     uint64_t now = sd_now();
     for (unsigned i = 0; i < sd->ndoms; i++) {
         struct sd_dom *d = &sd->doms[i];

@@ -188,6 +188,28 @@ static void do_info(struct privd *p, const struct sd_privmsg *m, struct sd_privm
     }
 }
 
+static void do_look(struct privd *p, const struct sd_privmsg *m, struct sd_privmsg *r)
+{
+    char err[SD_PRIV_ERR] = "";
+    struct sd_domstat st[SD_PRIV_LOOKMAX];
+    unsigned domids[SD_PRIV_LOOKMAX];
+    enum sd_driver_kind k = m->kind;
+    for (unsigned i = 0; i < m->nlook; i++)
+        domids[i] = m->look[i].domid;
+    errno = 0;
+    int rc = sd_drv_look(p->ops[k], p->drv[k], domids, m->nlook, st, err, sizeof(err));
+    answer(r, rc, errno, err);
+    if (rc == 0) {
+        r->nlook = m->nlook;
+        for (unsigned i = 0; i < m->nlook; i++) {
+            r->look[i].domid = domids[i];
+            r->look[i].run = st[i].run;
+            r->look[i].reason = st[i].reason;
+            r->look[i].shutdown_ms = st[i].shutdown_ms;
+        }
+    }
+}
+
 static void do_create(struct privd *p, const struct sd_privmsg *m, struct sd_privmsg *r)
 {
     char why[200], err[SD_PRIV_ERR] = "";
@@ -299,6 +321,9 @@ static void handle(struct privd *p, const struct sd_privmsg *m, ssize_t len)
             break;
         case SD_PRIV_INFO:
             do_info(p, m, &r);
+            break;
+        case SD_PRIV_LOOK:
+            do_look(p, m, &r);
             break;
         case SD_PRIV_CREATE:
             do_create(p, m, &r);

@@ -14,8 +14,9 @@
 static const char *const type_names[SD_PRIV_TYPES] = {
     [SD_PRIV_FIND] = "find",       [SD_PRIV_INFO] = "info",       [SD_PRIV_CREATE] = "create",
     [SD_PRIV_DESTROY] = "destroy", [SD_PRIV_PAUSE] = "pause",     [SD_PRIV_CRASH] = "crash",
-    [SD_PRIV_WATCH] = "watch",     [SD_PRIV_UNWATCH] = "unwatch", [SD_PRIV_HELLO] = "hello",
-    [SD_PRIV_REPLY] = "reply",     [SD_PRIV_DONE] = "done",       [SD_PRIV_CHANGED] = "changed",
+    [SD_PRIV_WATCH] = "watch",     [SD_PRIV_UNWATCH] = "unwatch", [SD_PRIV_LOOK] = "look",
+    [SD_PRIV_HELLO] = "hello",     [SD_PRIV_REPLY] = "reply",     [SD_PRIV_DONE] = "done",
+    [SD_PRIV_CHANGED] = "changed",
 };
 
 const char *sd_privmsg_type_name(uint32_t type)
@@ -55,6 +56,24 @@ static int bad(char *why, size_t len, const char *what)
     return -1;
 }
 
+/* A LOOK's list: nlook domids, each alone in its entry; the rest zero. */
+static int check_look(const struct sd_privmsg *m, char *why, size_t len)
+{
+    if (m->domid || !all_zero(m->name, sizeof(m->name)))
+        return bad(why, len, "a domid or a name beside the look's list");
+    if (m->nlook < 1 || m->nlook > SD_PRIV_LOOKMAX)
+        return bad(why, len, "not 1..16 domains to look at");
+    for (uint32_t i = 0; i < SD_PRIV_LOOKMAX; i++) {
+        const struct sd_privlook *l = &m->look[i];
+        bool ok = i < m->nlook
+                      ? domid_ok(l->domid) && !l->run && !l->reason && !l->zero && !l->shutdown_ms
+                      : all_zero(l, sizeof(*l));
+        if (!ok)
+            return bad(why, len, "a look entry out of range or with a state set");
+    }
+    return 0;
+}
+
 /* Requests: shadowd -> shadowd-priv. */
 static int check_request(const struct sd_privmsg *m, char *why, size_t len)
 {
@@ -64,7 +83,12 @@ static int check_request(const struct sd_privmsg *m, char *why, size_t len)
     if (m->rc || m->err_no || m->op || !all_zero(&m->st, sizeof(m->st)) ||
         !all_zero(m->err, sizeof(m->err)))
         return bad(why, len, "a field a request does not use is set");
-    if (named) {
+    if (m->type == SD_PRIV_LOOK) {
+        if (check_look(m, why, len) < 0)
+            return -1;
+    } else if (m->nlook || !all_zero(m->look, sizeof(m->look))) {
+        return bad(why, len, "a look list in a request other than look");
+    } else if (named) {
         if (m->domid)
             return bad(why, len, "a domid in a request by name");
         if (!sd_valid_name(m->name))
@@ -100,6 +124,12 @@ static int check_notice(const struct sd_privmsg *m, char *why, size_t len)
         if (m->domid > SD_PRIV_DOMMAX || m->st.run > SD_RUN_GONE ||
             !str_ok(m->st.name, sizeof(m->st.name)))
             return bad(why, len, "reply: domid or state out of range");
+        if (m->nlook > SD_PRIV_LOOKMAX)
+            return bad(why, len, "reply: more than 16 looks");
+        for (uint32_t i = 0; i < m->nlook; i++)
+            if (m->look[i].domid > SD_PRIV_DOMMAX || m->look[i].run > SD_RUN_GONE ||
+                m->look[i].zero)
+                return bad(why, len, "reply: a look's domid or state out of range");
         return 0;
     case SD_PRIV_DONE:
         if (m->op != SD_OP_CREATE && m->op != SD_OP_DESTROY)
@@ -126,8 +156,8 @@ int sd_privmsg_check(const struct sd_privmsg *m, ssize_t len, bool from_priv, ch
         snprintf(why, whylen, "%zd bytes, not %zu", len, sizeof(*m));
         return -1;
     }
-    if (m->zero || !str_ok(m->dom, sizeof(m->dom)) || !str_ok(m->name, sizeof(m->name)) ||
-        !str_ok(m->err, sizeof(m->err))) {
+    if (m->zero || m->zero2 || !str_ok(m->dom, sizeof(m->dom)) ||
+        !str_ok(m->name, sizeof(m->name)) || !str_ok(m->err, sizeof(m->err))) {
         snprintf(why, whylen, "type %u: a string not NUL-terminated or a reserved field set",
                  m->type);
         return -1;
@@ -135,7 +165,7 @@ int sd_privmsg_check(const struct sd_privmsg *m, ssize_t len, bool from_priv, ch
     int rc;
     if (from_priv) {
         rc = check_notice(m, w, sizeof(w));
-    } else if (m->type >= SD_PRIV_FIND && m->type <= SD_PRIV_UNWATCH) {
+    } else if (m->type >= SD_PRIV_FIND && m->type <= SD_PRIV_LOOK) {
         rc = check_request(m, w, sizeof(w));
     } else {
         snprintf(w, sizeof(w), "not a request type");

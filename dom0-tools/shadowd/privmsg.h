@@ -15,9 +15,12 @@
  *     DESTROY  kind, domid             rc DONE, or PENDING and a DONE later
  *     PAUSE, CRASH  kind, domid        fault injection
  *     WATCH, UNWATCH kind, domid       CHANGED notifications for domid
+ *     LOOK     kind, nlook, look[].domid   the states of several domains in
+ *                                      one round trip (no names): look[].run,
+ *                                      .reason, .shutdown_ms in the REPLY
  *   shadowd-priv -> shadowd
  *     HELLO    rc, err                 first message: the drivers are open
- *     REPLY    seq, rc, err_no, domid, st, err
+ *     REPLY    seq, rc, err_no, domid, st, err (LOOK: nlook, look[])
  *     DONE     seq (the CREATE's or DESTROY's), op, rc, domid, err
  *     CHANGED  kind, domid             look at domid again
  */
@@ -29,9 +32,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SD_PRIV_NAME   80      /* a domain's name, or its standby's (NAME.2), NUL-terminated */
-#define SD_PRIV_ERR    256     /* a message, NUL-terminated */
-#define SD_PRIV_DOMMAX 0x7fefu /* DOMID_FIRST_RESERVED - 1: the highest real domid */
+#define SD_PRIV_NAME    80      /* a domain's name, or its standby's (NAME.2), NUL-terminated */
+#define SD_PRIV_ERR     256     /* a message, NUL-terminated */
+#define SD_PRIV_DOMMAX  0x7fefu /* DOMID_FIRST_RESERVED - 1: the highest real domid */
+#define SD_PRIV_LOOKMAX 16      /* domains one LOOK asks about */
 
 enum sd_priv_type {
     SD_PRIV_FIND = 1,
@@ -42,6 +46,7 @@ enum sd_priv_type {
     SD_PRIV_CRASH,
     SD_PRIV_WATCH,
     SD_PRIV_UNWATCH,
+    SD_PRIV_LOOK,
     SD_PRIV_HELLO,
     SD_PRIV_REPLY,
     SD_PRIV_DONE,
@@ -57,6 +62,15 @@ struct sd_privstat {
     char name[64];
 };
 
+/* One domain of a LOOK: the request sets domid alone, the reply the rest. */
+struct sd_privlook {
+    uint32_t domid;
+    uint32_t run;   /* enum sd_run */
+    int32_t reason; /* SD_SHUT_* or -1 */
+    uint32_t zero;  /* must be 0 */
+    uint64_t shutdown_ms;
+};
+
 struct sd_privmsg {
     uint32_t type; /* enum sd_priv_type */
     uint32_t seq;  /* chosen by shadowd per request; REPLY and DONE carry the request's */
@@ -70,6 +84,9 @@ struct sd_privmsg {
     char name[SD_PRIV_NAME];
     struct sd_privstat st;
     char err[SD_PRIV_ERR];
+    uint32_t nlook; /* LOOK and its REPLY: how many of look[] count; else 0 */
+    uint32_t zero2; /* must be 0 */
+    struct sd_privlook look[SD_PRIV_LOOKMAX];
 };
 
 /* Whether a message of len bytes (as recv returned it) is well formed for

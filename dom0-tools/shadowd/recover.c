@@ -178,6 +178,8 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
         r->old_domid = r->new_domid;
         r->new_domid = 0;
         r->old_final = false;
+        r->look_id = 0;
+        r->sb_looked = false;
         r->phase = PH_RESTART;
         r->destroyed = false;
         r->fenced = false;
@@ -247,11 +249,11 @@ static void created(struct sd_dom *d, unsigned domid, bool warm)
     r->phase = PH_REWIRE;
     d->srv.domid = domid;
     d->srv.hb.start_ms = now;
-    char hot[96] = "";
+    char hot[128] = "";
     if (warm && d->conf->standby) {
         unsigned up, n = sd_hot_count(d, domid, &up);
-        snprintf(hot, sizeof(hot), " (hot: %u of %u devices connected to it, %u attached)", up,
-                 paired_count(d), n);
+        snprintf(hot, sizeof(hot), " (hot: %u of %u devices connected to it, %u attached%s)", up,
+                 paired_count(d), n, r->sb_looked ? "; seen running at the detection" : "");
     }
     sd_dlog(d, "recovery %u: restart: %s %u %s%s (attempt %u) - %llu ms", r->id,
             warm ? "standby domain" : "domain", domid, warm ? "promoted" : "created", hot,

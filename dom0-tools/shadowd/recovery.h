@@ -30,6 +30,8 @@ struct sd_recovery {
     uint64_t t_rewired;
     uint64_t next_try_ms; /* PH_RESTART: not before */
     unsigned attempts;    /* restarts made in this recovery */
+    unsigned look_id;     /* the look at every domain that found the failure; 0: none */
+    bool sb_looked;       /* the standby promoted was seen running by that look */
     bool op_pending;      /* a driver create/destroy in flight */
     bool destroyed;       /* old domain destroyed (or gone) */
     uint64_t deadline;    /* PH_RECONNECT: give up waiting */

@@ -138,24 +138,47 @@ void sd_standby_heartbeat(struct sd_dom *d)
     }
 }
 
+bool sd_standby_lookable(const struct sd_dom *d)
+{
+    const struct sd_standby *s = &d->sb;
+    return drv_of((struct sd_dom *)d) && s->inst.domid &&
+           (s->state == SB_BOOTING || s->state == SB_READY);
+}
+
+/* What a look saw of the standby: replaced later if it is dead. */
+static void judge(struct sd_dom *d, const struct sd_domstat *st)
+{
+    struct sd_standby *s = &d->sb;
+    if (st->run == SD_RUN_RUNNING || st->run == SD_RUN_PAUSED)
+        return; /* paused: the heartbeat decides */
+    if (st->run == SD_RUN_GONE)
+        sb_failed(d, "domain %u is gone", s->inst.domid);
+    else
+        sb_failed(d, "domain %u shut down (reason %s)", s->inst.domid, sd_reason_name(st->reason));
+}
+
 void sd_standby_check(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
-    struct sd_drv *drv = drv_of(d);
-    if (!drv || !s->inst.domid || (s->state != SB_BOOTING && s->state != SB_READY))
+    if (!sd_standby_lookable(d))
         return;
     struct sd_domstat st;
     char err[256];
-    if (d->ops->info(drv, s->inst.domid, &st, err, sizeof(err)) < 0) {
+    if (d->ops->info(drv_of(d), s->inst.domid, &st, err, sizeof(err)) < 0) {
         sd_dlog(d, "standby: cannot look at domain %u: %s", s->inst.domid, err);
         return;
     }
-    if (st.run == SD_RUN_RUNNING || st.run == SD_RUN_PAUSED)
-        return; /* paused: the heartbeat decides */
-    if (st.run == SD_RUN_GONE)
-        sb_failed(d, "domain %u is gone", s->inst.domid);
-    else
-        sb_failed(d, "domain %u shut down (reason %s)", s->inst.domid, sd_reason_name(st.reason));
+    judge(d, &st);
+}
+
+void sd_standby_seen(struct sd_dom *d, const struct sd_domstat *st, unsigned look_id)
+{
+    d->sb.look_st = *st;
+    d->sb.look_id = look_id;
+    /* A domain whose recovery is about to restart judges its standby when
+     * it promotes it (sd_standby_fit), from this look. */
+    if (!(d->state == DS_RECOVERING && d->rec.phase == PH_RESTART))
+        judge(d, st);
 }
 
 void sd_standby_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned domid,
@@ -312,6 +335,17 @@ bool sd_standby_fit(struct sd_dom *d)
     struct sd_drv *drv = drv_of(d);
     if (!sb_ready(s) || !drv)
         return false;
+    /* The look that found the failure (or a later one) saw the standby
+     * too: no second round trip to the driver before the switch. */
+    struct sd_recovery *r = &d->rec;
+    if (d->state == DS_RECOVERING && r->look_id && s->look_id >= r->look_id && !r->attempts) {
+        s->look_id = 0; /* used once */
+        r->sb_looked = s->look_st.run == SD_RUN_RUNNING;
+        if (r->sb_looked)
+            return true;
+        judge(d, &s->look_st); /* dead: replaced later; paused: not fit to serve */
+        return false;
+    }
     struct sd_domstat st;
     char err[256];
     if (d->ops->info(drv, s->inst.domid, &st, err, sizeof(err)) < 0 || st.run != SD_RUN_RUNNING) {

@@ -15,6 +15,10 @@ bool sd_standby_ready(const struct sd_dom *d);
 void sd_standby_startup(struct sd_dom *d); /* adopt a running standby, or plan one */
 void sd_standby_tick(struct sd_dom *d, uint64_t now);
 void sd_standby_check(struct sd_dom *d); /* death events: look at the standby */
+/* A standby to look at (booting or ready), and what a look at every domain
+ * (look_id) saw of it. */
+bool sd_standby_lookable(const struct sd_dom *d);
+void sd_standby_seen(struct sd_dom *d, const struct sd_domstat *st, unsigned look_id);
 void sd_standby_heartbeat(struct sd_dom *d);
 void sd_standby_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned domid,
                         const char *err);

@@ -120,6 +120,32 @@ static void malformed(unsigned drv)
     m = req(SD_PRIV_INFO, SD_DRIVER_XENSIM, drv, NULL, NULL);
     m.zero = 1;
     send_req("the reserved field set", m, -1, EINVAL);
+    m = req(SD_PRIV_INFO, SD_DRIVER_XENSIM, drv, NULL, NULL);
+    m.nlook = 1;
+    m.look[0].domid = drv;
+    send_req("a look list in an info", m, -1, EINVAL);
+    send_req("a look at no domain", req(SD_PRIV_LOOK, SD_DRIVER_XENSIM, 0, NULL, NULL), -1, EINVAL);
+    m = req(SD_PRIV_LOOK, SD_DRIVER_XENSIM, 0, NULL, NULL);
+    m.nlook = SD_PRIV_LOOKMAX + 1;
+    send_req("a look at 17 domains", m, -1, EINVAL);
+    m = req(SD_PRIV_LOOK, SD_DRIVER_XENSIM, 0, NULL, NULL);
+    m.nlook = 2;
+    m.look[0].domid = drv;
+    send_req("a look with domid 0 in its list", m, -1, EINVAL);
+    m = req(SD_PRIV_LOOK, SD_DRIVER_XENSIM, drv, NULL, NULL);
+    m.nlook = 1;
+    m.look[0].domid = drv;
+    send_req("a look with a domid beside its list", m, -1, EINVAL);
+    m = req(SD_PRIV_LOOK, SD_DRIVER_XENSIM, 0, NULL, NULL);
+    m.nlook = 1;
+    m.look[0].domid = drv;
+    m.look[0].run = SD_RUN_GONE;
+    send_req("a look with a state in its request", m, -1, EINVAL);
+    m = req(SD_PRIV_LOOK, SD_DRIVER_XENSIM, 0, NULL, NULL);
+    m.nlook = 1;
+    m.look[0].domid = drv;
+    m.look[1].domid = drv;
+    send_req("a look entry past nlook", m, -1, EINVAL);
 }
 
 static void outside_config(unsigned guest)
@@ -160,6 +186,24 @@ static void allowed(unsigned drv, unsigned guest)
     expect("info of a guest (read only)", &rep, 0, 0);
     if (rep.st.run != SD_RUN_RUNNING || strcmp(rep.st.name, "guest")) {
         printf("FAIL info of a guest: run %u name '%s'\n", rep.st.run, rep.st.name);
+        failures++;
+    }
+    /* One look at several: drv, the guest (read only, as info) and a domid
+     * that does not exist, each answered in its place. */
+    m = req(SD_PRIV_LOOK, SD_DRIVER_XENSIM, 0, NULL, NULL);
+    m.nlook = 3;
+    m.look[0].domid = drv;
+    m.look[1].domid = guest;
+    m.look[2].domid = SD_PRIV_DOMMAX;
+    exchange(&m, sizeof(m), &rep);
+    expect("look at drv, a guest and a domain that does not exist", &rep, 0, 0);
+    if (rep.rc == 0 &&
+        (rep.nlook != 3 || rep.look[0].domid != drv || rep.look[0].run != SD_RUN_RUNNING ||
+         rep.look[1].domid != guest || rep.look[1].run != SD_RUN_RUNNING ||
+         rep.look[2].domid != SD_PRIV_DOMMAX || rep.look[2].run != SD_RUN_GONE)) {
+        printf("FAIL look: %u answers: %u %u, %u %u, %u %u\n", rep.nlook, rep.look[0].domid,
+               rep.look[0].run, rep.look[1].domid, rep.look[1].run, rep.look[2].domid,
+               rep.look[2].run);
         failures++;
     }
     send_req("pause of drv", req(SD_PRIV_PAUSE, SD_DRIVER_XENSIM, drv, NULL, NULL), 0, 0);

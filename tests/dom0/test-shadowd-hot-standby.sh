@@ -135,6 +135,10 @@ for step in 2 3; do
     expect_eq "crash $step: the live connection's dir" "$(xenstore-read "$BE/frontend")" "$FE/shadow/$slot"
     expect_eq "crash $step: no new backend process" "$(xenstore-read "$BE/tbe-pid")" "$pid"
     sd_log_has "fence: domain $cur shut down \(crash\)" || fail "crash $step: fencing not logged"
+    # One look at every domain found the crash and the standby running: the
+    # promotion asked the driver nothing more (detect.c, sd_detect_release).
+    sd_log_has "restart: standby domain $sb promoted .*seen running at the detection" ||
+        fail "crash $step: the promotion looked at the standby again"
     wait_for 10 _fenced "$FE"
     # The slot left behind goes once the failed domain's backend dir is gone
     # (the next standby may take it at once).
