@@ -16,8 +16,9 @@
 #include <string.h>
 #include <xen/io/xenbus.h>
 
-#define TICK_MS          50u  /* while requests are outstanding */
-#define DOWN_TICK_MS     200u /* handshake re-evaluation while not connected */
+#define TICK_MS          50u   /* while requests are outstanding */
+#define DOWN_TICK_MS     200u  /* handshake re-evaluation while not connected */
+#define CHORE_HOLD_MS    1000u /* a switch's chores wait at most this for its replay */
 #define SETUP_RETRY_MS   500u
 #define MIN_HANDSHAKE_MS 5000u
 #define TOKEN_REL        "sf-release"
@@ -103,7 +104,21 @@ static bool switch_chore(struct sfc *c)
 {
     uint64_t t0 = sf_now_ms();
     const char *what;
-    if (c->watch_left) {
+    if (c->switch_report) {
+        what = "report";
+        c->switch_report = false;
+        publish_now(c, USK_FE_REPORT, c->rec.report);
+    } else if (c->live_left) {
+        /* Before the rest: shadowd's recovery ends when it reads live. None
+         * of the keys is one the rest write (state, the transport's). */
+        what = "recovered";
+        c->live_left = false;
+        char n[24];
+        snprintf(n, sizeof(n), "%" PRIu64, c->rec.recoveries);
+        publish_now(c, USK_FE_RECOVERIES, n);
+        publish_now(c, USK_FE_LAST_RECOVERY, c->rec.last);
+        publish_now(c, USK_FE_STATE, USK_STATE_LIVE);
+    } else if (c->watch_left) {
         what = "backend watched";
         c->watch_left = false;
         /* (no fault from here: a flush may run this inside a teardown) */
@@ -122,10 +137,6 @@ static bool switch_chore(struct sfc *c)
         if (xsu_write_state(sfx_xs(&c->x), c->switch_dir, XenbusStateClosed) < 0)
             sfc_log(c, SF_LOG_ERR, "xenstore write %s/state (%s): %m", c->switch_dir,
                     xsu_state_name(XenbusStateClosed));
-    } else if (c->switch_report) {
-        what = "report";
-        c->switch_report = false;
-        publish_now(c, USK_FE_REPORT, c->rec.report);
     } else if (c->switch_recovering) {
         what = "recovering";
         c->switch_recovering = false;
@@ -155,7 +166,17 @@ static bool switch_chore(struct sfc *c)
 static bool switch_chores_left(const struct sfc *c)
 {
     return c->watch_left || c->sx_closing || c->switch_closed_left || c->switch_report ||
-           c->switch_recovering || c->forget_left;
+           c->switch_recovering || c->forget_left || c->live_left;
+}
+
+/* The next chore may run: the replay is done (its first answers were not
+ * kept waiting behind round trips: on real Xen in QEMU the first chore
+ * alone took 114 ms and held the first tx answer to 215 ms after the
+ * switch), or it has taken CHORE_HOLD_MS. */
+static bool switch_chore_due(const struct sfc *c, uint64_t now)
+{
+    return switch_chores_left(c) &&
+           (c->rec.state != SF_RECOVERING || now >= c->switch_ms + CHORE_HOLD_MS);
 }
 
 static void switch_flush(struct sfc *c)
@@ -242,13 +263,23 @@ bool sfc_replaying(const struct sfc *c)
     return c->rec.replaying;
 }
 
+static void publish_live(struct sfc *c)
+{
+    publish(c, USK_FE_RECOVERIES, "%" PRIu64, c->rec.recoveries);
+    publish(c, USK_FE_LAST_RECOVERY, "%s", c->rec.last);
+    publish(c, USK_FE_STATE, "%s", USK_STATE_LIVE);
+}
+
 void sfc_replayed(struct sfc *c, uint64_t now, const char *extra)
 {
     c->switch_recovering = false; /* live, written below, stands */
     sfr_replayed(&c->rec, now);
-    publish(c, USK_FE_RECOVERIES, "%" PRIu64, c->rec.recoveries);
-    publish(c, USK_FE_LAST_RECOVERY, "%s", c->rec.last);
-    publish(c, USK_FE_STATE, "%s", USK_STATE_LIVE);
+    /* After a hot switch, the last of its chores: the chores held for the
+     * replay run now, one a turn, with the data path between them. */
+    if (switch_chores_left(c))
+        c->live_left = true; /* a later fault flushes it before anything of its own */
+    else
+        publish_live(c);
     sfc_log(c, SF_LOG_INFO, "recovered on backend %s (domain %u): %s; recovery %" PRIu64 "%s",
             c->x.be, c->x.be_id, c->rec.last, c->rec.recoveries, extra ? extra : "");
     state_changed(c);
@@ -403,6 +434,7 @@ static void link_dir_for(struct sfc *c, const char *be, char *dir, size_t len)
 static void promote(struct sfc *c)
 {
     uint64_t now = sf_now_ms(); /* after the fault's own clock reading */
+    c->switch_ms = now;
     /* The data path first: the class takes the held transport over, its
      * backend the slot's. The device connection's watch on it and the
      * slot's own xenstore connection closed come after: each is a round
@@ -755,7 +787,8 @@ void sfc_pollfds(const struct sfc *c, struct pollfd *p)
 
 void sfc_step(struct sfc *c, uint64_t now)
 {
-    switch_chore(c); /* one a turn, before anything this turn may write */
+    if (switch_chore_due(c, now))
+        switch_chore(c); /* one a turn, before anything this turn may write */
     unsigned ev = sfx_events(&c->x);
     /* The generation first: a promotion removes shadow/standby with it (in
      * its transaction, or the write after it), and the connection it names
@@ -778,8 +811,14 @@ void sfc_step(struct sfc *c, uint64_t now)
 
 int sfc_timeout(const struct sfc *c, uint64_t now, unsigned idle_ms)
 {
-    if (switch_chores_left(c))
+    if (switch_chore_due(c, now))
         return 0; /* the next chore, once the class's turn is done */
+    if (switch_chores_left(c)) {
+        uint64_t due = c->switch_ms + CHORE_HOLD_MS;
+        unsigned left = (unsigned)(due - now); /* not due: due > now */
+        if (left < idle_ms)
+            idle_ms = left;
+    }
     if (c->phase != SFC_UP || (c->sx_open && c->sb_phase != SFC_UP && !c->sb_refused))
         return (int)DOWN_TICK_MS;
     uint64_t oldest;

@@ -151,17 +151,24 @@ struct sfc {
     bool switching;
     /* ... and what it left for the loop's next turns (sf_conn.c,
      * switch_chore: one round trip a turn, the class's data path between
-     * them), in their order: the promoted backend's watch, the standby
-     * slot's xenstore connection to close, the old dir's state, the report,
-     * shadow/state recovering ... */
+     * them), in their order: the report, the recovery's end (live_left,
+     * below), the promoted backend's watch, the standby slot's xenstore
+     * connection to close, the old dir's state, shadow/state recovering
+     * (not once live) ... */
     bool watch_left; /* the promoted backend's watch (sfx_read_backend) */
     struct xs_handle *sx_closing;
     bool switch_closed_left;
     bool switch_report;
     bool switch_recovering;
     char switch_dir[SFX_PATH_MAX];
-    /* ... and the keys ops->forget is to remove from switch_dir (forget_now). */
+    /* ... and the keys ops->forget is to remove from switch_dir (forget_now),
+     * last. live_left: shadow/recoveries, last-recovery and state live, from
+     * sfc_replayed, second (shadowd's recovery ends when it reads live). */
     bool forget_left;
+    bool live_left;
+    /* None of them before the replay is done (or CHORE_HOLD_MS after the
+     * switch): each blocks the loop, and so the replay's first answers. */
+    uint64_t switch_ms;
     char chores_done[160]; /* each chore's time, for the log (switch_chore) */
     uint64_t chores_since;
 };
