@@ -494,8 +494,11 @@ static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
     switch_flush(c); /* an earlier switch's: switch_dir is this one's now */
     uint64_t seq = c->rec.report_seq;
     c->switching = true;
-    sfc_fault(c, SF_BACKEND_RESTARTED, "rewired by the toolstack to %s (generation %" PRIu64 ")",
-              be, g);
+    if (g)
+        sfc_fault(c, SF_BACKEND_RESTARTED,
+                  "rewired by the toolstack to %s (generation %" PRIu64 ")", be, g);
+    else
+        sfc_fault(c, SF_BACKEND_RESTARTED, "promoted by the toolstack: %s, its held standby", be);
     c->switching = false; /* only the failed transport's teardown leaves its keys */
     /* After the fault: its teardown did any forget still pending, in the
      * dir this holds until now. The link moves to the slot in promote. */
@@ -508,8 +511,39 @@ static void switch_from_live(struct sfc *c, uint64_t g, const char *be)
     promote(c);
 }
 
+/* The held standby's backend in FE/backend is its promotion: shadowd
+ * writes it, backend-id and the generation, in that order, once the failed
+ * domain is fenced (xenstore-schema/schema.md, "Promote"). So one read
+ * decides, and the switch goes before the generation is read: from a
+ * guest on real Xen in QEMU each read is a round trip of 20-100 ms, and
+ * three of them were most of the guest's reaction to a promotion. */
+static bool hot_switch_first(struct sfc *c)
+{
+    char be[SFX_PATH_MAX];
+    if (c->sb_phase != SFC_UP || sfx_peek_backend_path(&c->x, be, sizeof(be)) < 0 ||
+        strcmp(be, c->sx.be))
+        return false;
+    uint64_t before = c->gen, g;
+    sfc_log(c, SF_LOG_INFO, "backend is now %s (domain %u), held idle: promoted", be, c->sx.be_id);
+    if (c->phase == SFC_UP) {
+        switch_from_live(c, 0, be);
+    } else { /* its failure seen first */
+        if (c->phase == SFC_SETUP)
+            teardown(c);
+        if (c->rec.state != SF_FAILED)
+            promote(c);
+    }
+    if (sfx_read_generation(&c->x, &g) == 0 && g > before)
+        c->gen = g;
+    else
+        c->gen_pending = true; /* its generation is still to come */
+    return true;
+}
+
 static void on_generation(struct sfc *c)
 {
+    if (hot_switch_first(c))
+        return;
     uint64_t g;
     if (sfx_read_generation(&c->x, &g) < 0) {
         sfc_log(c, SF_LOG_ERR, "xenstore read %s/%s: %m", c->device, USK_FE_GENERATION);
@@ -525,6 +559,10 @@ static void on_generation(struct sfc *c)
                 g, c->device);
         return;
     }
+    bool own = c->gen_pending && c->phase == SFC_UP && !strcmp(be, c->x.be) && id == c->x.be_id;
+    c->gen_pending = false;
+    if (own)
+        return; /* the promotion this frontend switched on already */
     bool hot = c->sb_phase == SFC_UP && !strcmp(be, c->sx.be) && id == c->sx.be_id;
     if (hot && c->phase == SFC_UP) {
         sfc_log(c, SF_LOG_INFO, "generation %" PRIu64 ": backend is now %s (domain %u), held idle",

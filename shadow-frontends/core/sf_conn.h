@@ -132,6 +132,10 @@ struct sfc {
     bool x_open;
     struct xs_handle *xs_rel; /* a second handle, for @releaseDomain */
     uint64_t gen;
+    /* A hot switch went on FE/backend alone and read the generation before
+     * the promotion's had landed: the next one naming this backend is the
+     * promotion's own, not a rewiring (sf_conn.c, hot_switch_first). */
+    bool gen_pending;
     uint64_t hs_since, hs_retry_at;
     unsigned hs_timeouts; /* handshakes timed out in a row (each waits twice as long) */
     bool asked_close;

@@ -124,6 +124,20 @@ int sfx_peek_backend(struct sfx *x, char *out, size_t len, unsigned *be_id)
     return 0;
 }
 
+int sfx_peek_backend_path(struct sfx *x, char *out, size_t len)
+{
+    char *be = xsu_read(x->xs, XBT_NULL, x->dev, PVK_BACKEND, SFX_PATH_MAX - 1);
+    if (!be)
+        return -1;
+    bool ok = valid_path(be, true);
+    if (ok)
+        snprintf(out, len, "%s", be);
+    free(be);
+    if (!ok)
+        errno = EINVAL;
+    return ok ? 0 : -1;
+}
+
 int sfx_read_standby(struct sfx *x, char *slot, size_t len)
 {
     char *v = xsu_read(x->xs, XBT_NULL, x->dev, USK_FE_STANDBY, 16);

@@ -68,6 +68,8 @@ void sfx_name_backend(struct sfx *x, const char *be, unsigned be_id);
 /* dev/backend and backend-id as sfx_read_backend checks them, without
  * moving any watch. 0 or -1 (errno). */
 int sfx_peek_backend(struct sfx *x, char *be, size_t len, unsigned *be_id);
+/* dev/backend alone (one round trip): 0 or -1 (errno). */
+int sfx_peek_backend_path(struct sfx *x, char *be, size_t len);
 /* dev/shadow/standby: the slot's name (slot-a or slot-b) in slot; 0, or -1
  * (errno: ENOENT when absent, EINVAL when not a slot's name). */
 int sfx_read_standby(struct sfx *x, char *slot, size_t len);

@@ -195,6 +195,9 @@ for i in $(seq 1 "$NF_COLD"); do
     serving=$new
 done
 expect_eq "switches" "$(grep -c "switched to the standby connection" "$glog")" "$NF_HOT"
+# Each on FE/backend alone, the generation read after the switch
+# (sf_conn.c, hot_switch_first).
+expect_eq "switches on one read" "$(grep -c "held idle: promoted" "$glog")" "$NF_HOT"
 # What each switch left in xenstore, done one round trip a turn (switch_chore),
 # the class's data path between; and each replay's steps timed.
 _chores_done() { [ "$(grep -c "the switch's xenstore work done" "$glog")" = "$NF_HOT" ]; }
