@@ -42,6 +42,16 @@ static void publish_now(struct sfc *c, const char *key, const char *val)
         sfc_log(c, SF_LOG_ERR, "xenstore write %s/%s: %m", c->device, key);
 }
 
+/* The recovery's end: shadow/recoveries, last-recovery and state live. */
+static void live_now(struct sfc *c)
+{
+    char n[24];
+    snprintf(n, sizeof(n), "%" PRIu64, c->rec.recoveries);
+    publish_now(c, USK_FE_RECOVERIES, n);
+    publish_now(c, USK_FE_LAST_RECOVERY, c->rec.last);
+    publish_now(c, USK_FE_STATE, USK_STATE_LIVE);
+}
+
 /* Every write goes after what a switch left (switch_chore), so that none
  * of those lands on top of a later one. */
 static void publish(struct sfc *c, const char *key, const char *fmt, ...)
@@ -113,11 +123,7 @@ static bool switch_chore(struct sfc *c)
          * of the keys is one the rest write (state, the transport's). */
         what = "recovered";
         c->live_left = false;
-        char n[24];
-        snprintf(n, sizeof(n), "%" PRIu64, c->rec.recoveries);
-        publish_now(c, USK_FE_RECOVERIES, n);
-        publish_now(c, USK_FE_LAST_RECOVERY, c->rec.last);
-        publish_now(c, USK_FE_STATE, USK_STATE_LIVE);
+        live_now(c);
     } else if (c->watch_left) {
         what = "backend watched";
         c->watch_left = false;
@@ -263,23 +269,16 @@ bool sfc_replaying(const struct sfc *c)
     return c->rec.replaying;
 }
 
-static void publish_live(struct sfc *c)
-{
-    publish(c, USK_FE_RECOVERIES, "%" PRIu64, c->rec.recoveries);
-    publish(c, USK_FE_LAST_RECOVERY, "%s", c->rec.last);
-    publish(c, USK_FE_STATE, "%s", USK_STATE_LIVE);
-}
-
 void sfc_replayed(struct sfc *c, uint64_t now, const char *extra)
 {
     c->switch_recovering = false; /* live, written below, stands */
     sfr_replayed(&c->rec, now);
-    /* After a hot switch, the last of its chores: the chores held for the
+    /* After a hot switch, a chore (right after the report): the chores held for the
      * replay run now, one a turn, with the data path between them. */
     if (switch_chores_left(c))
         c->live_left = true; /* a later fault flushes it before anything of its own */
     else
-        publish_live(c);
+        live_now(c); /* no chore left to go first */
     sfc_log(c, SF_LOG_INFO, "recovered on backend %s (domain %u): %s; recovery %" PRIu64 "%s",
             c->x.be, c->x.be_id, c->rec.last, c->rec.recoveries, extra ? extra : "");
     state_changed(c);

@@ -105,25 +105,6 @@ unsigned sfx_events(struct sfx *x)
     return ev;
 }
 
-int sfx_peek_backend(struct sfx *x, char *out, size_t len, unsigned *be_id)
-{
-    char *be = xsu_read(x->xs, XBT_NULL, x->dev, PVK_BACKEND, SFX_PATH_MAX - 1);
-    if (!be)
-        return -1;
-    uint64_t id;
-    if (!valid_path(be, true) ||
-        xsu_read_u64(x->xs, XBT_NULL, x->dev, PVK_BACKEND_ID, DOMID_FIRST_RESERVED - 1, &id) < 0) {
-        free(be);
-        if (errno != ENOENT)
-            errno = EINVAL;
-        return -1;
-    }
-    snprintf(out, len, "%s", be);
-    free(be);
-    *be_id = (unsigned)id;
-    return 0;
-}
-
 int sfx_peek_backend_path(struct sfx *x, char *out, size_t len)
 {
     char *be = xsu_read(x->xs, XBT_NULL, x->dev, PVK_BACKEND, SFX_PATH_MAX - 1);
@@ -136,6 +117,20 @@ int sfx_peek_backend_path(struct sfx *x, char *out, size_t len)
     if (!ok)
         errno = EINVAL;
     return ok ? 0 : -1;
+}
+
+int sfx_peek_backend(struct sfx *x, char *out, size_t len, unsigned *be_id)
+{
+    uint64_t id;
+    if (sfx_peek_backend_path(x, out, len) < 0)
+        return -1;
+    if (xsu_read_u64(x->xs, XBT_NULL, x->dev, PVK_BACKEND_ID, DOMID_FIRST_RESERVED - 1, &id) < 0) {
+        if (errno != ENOENT)
+            errno = EINVAL;
+        return -1;
+    }
+    *be_id = (unsigned)id;
+    return 0;
 }
 
 int sfx_read_standby(struct sfx *x, char *slot, size_t len)
