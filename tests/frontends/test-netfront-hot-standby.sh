@@ -135,7 +135,9 @@ for i in $(seq 1 "$NF_HOT"); do
     expect_eq "the live dir" "$(vif_live_dir "$g")" "$fe/shadow/$slot"
     wait_for 5 _old_keys_gone
     old=$fe/shadow/$slot
-    log "fault $i: slot $slot promoted (domain $SB): $(nf_key "$g" shadow/last-recovery)"
+    lr=$(nf_key "$g" shadow/last-recovery)
+    echo "${lr##*total=}" >>"$TEST_TMP/hot-total"
+    log "fault $i: slot $slot promoted (domain $SB): $lr"
     # Promiscuous: the promoted backend does not filter multicast, frames for others pass.
     wait_for 5 _live_key_is 0
     capture
@@ -191,7 +193,9 @@ for i in $(seq 1 "$NF_COLD"); do
     [ "$old_live" = "$fe" ] || xenstore-rm "$old_live" # no longer live or held
     expect_eq "cold rewire $i: the live dir" "$(vif_live_dir "$g")" "$fe"
     expect_eq "cold rewire $i: handshakes" "$(grep -c "reconnected to backend" "$glog")" "$i"
-    log "cold rewire $i: domain $d: $(nf_key "$g" shadow/last-recovery)"
+    lr=$(nf_key "$g" shadow/last-recovery)
+    echo "${lr##*total=}" >>"$TEST_TMP/cold-total"
+    log "cold rewire $i: domain $d: $lr"
     serving=$new
 done
 expect_eq "switches" "$(grep -c "switched to the standby connection" "$glog")" "$NF_HOT"
@@ -253,8 +257,19 @@ for c in hot cold; do
     done
     log "$c: interruption p50 ${p50[${c}2]} ms p99 ${p99[${c}2]} ms; after the rewrite p50 ${p50[${c}3]} ms p99 ${p99[${c}3]} ms; probes lost p50 ${p50[${c}5]} p99 ${p99[${c}5]}"
 done
-[ "$(echo "${p50[hot2]} < ${p50[cold2]} && ${p50[hot3]} < ${p50[cold3]}" | bc)" = 1 ] ||
-    fail "the hot standby's interruption is not shorter than a cold rewire's"
+# The frontend's own outage (last-recovery's total: the fault's first sign to
+# the replay done) is shorter hot than cold, always; the traffic's too wherever
+# the probes saw the cold rewire at all - on a quiet machine a cold rewire can
+# end within the 100 ms a silence needs to count, and both read 0.
+ht=$(pct 50 <"$TEST_TMP/hot-total") ct=$(pct 50 <"$TEST_TMP/cold-total")
+log "the frontend's outage: hot p50 $ht ms, cold p50 $ct ms"
+[ "$ht" -lt "$ct" ] || fail "the hot standby's outage (p50 $ht ms) is not shorter than a cold rewire's ($ct ms)"
+if [ "$(echo "${p50[cold2]} > 0" | bc)" = 1 ]; then
+    [ "$(echo "${p50[hot2]} < ${p50[cold2]} && ${p50[hot3]} < ${p50[cold3]}" | bc)" = 1 ] ||
+        fail "the hot standby's interruption is not shorter than a cold rewire's"
+else
+    log "the probes saw no silence over 100 ms at a cold rewire: the traffic's comparison says nothing"
+fi
 "$XENSIM" info guest | grep -q state=running || fail "the frontend died"
 kill -TERM "$("$XENSIM" info guest | sed -n 's/^pid=//p')"
 "$XENSIM" wait guest --until shutdown --timeout 10 >/dev/null || fail "the frontend did not stop on SIGTERM"
