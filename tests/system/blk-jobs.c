@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "job-stats.h"
+
 #define MAX_QD      16
 #define MAX_SAMPLES (1u << 18) /* a thread's latency samples kept (the rest counted) */
 
@@ -71,13 +73,6 @@ struct worker {
     int err; /* first errno */
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static void *work(void *arg)
 {
     struct worker *w = arg;
@@ -105,7 +100,7 @@ static void *work(void *arg)
         ((uint64_t *)buf)[k] = x;
     }
     uint64_t blocks = w->r->region / j->bs, rnd = x | 1;
-    while (now_ns() < w->r->t_end_ns) {
+    while (js_now_ns() < w->r->t_end_ns) {
         uint64_t b;
         if (j->seq) {
             b = atomic_fetch_add(&w->r->next, 1) % blocks;
@@ -116,10 +111,10 @@ static void *work(void *arg)
             b = rnd % blocks;
         }
         ((uint64_t *)buf)[0] = b; /* each write's block differs */
-        uint64_t t0 = now_ns();
+        uint64_t t0 = js_now_ns();
         ssize_t n = j->write ? pwrite(fd, buf, j->bs, (off_t)(b * j->bs))
                              : pread(fd, buf, j->bs, (off_t)(b * j->bs));
-        uint64_t us = (now_ns() - t0) / 1000u;
+        uint64_t us = (js_now_ns() - t0) / 1000u;
         if (n != (ssize_t)j->bs) {
             if (!w->err)
                 w->err = n < 0 ? errno : EIO;
@@ -137,19 +132,13 @@ static void *work(void *arg)
     return NULL;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint64_t run_job(const char *dev, const struct job *j, unsigned secs, uint64_t region)
 {
     struct run r = {.dev = dev, .j = j, .region = region};
     atomic_init(&r.next, 0);
     struct worker w[MAX_QD];
     memset(w, 0, sizeof(w));
-    uint64_t t0 = now_ns();
+    uint64_t t0 = js_now_ns();
     r.t_end_ns = t0 + (uint64_t)secs * 1000000000u;
     unsigned started = 0;
     for (unsigned i = 0; i < j->qd; i++) {
@@ -167,7 +156,7 @@ static uint64_t run_job(const char *dev, const struct job *j, unsigned secs, uin
     }
     for (unsigned i = 0; i < started; i++)
         pthread_join(w[i].t, NULL);
-    double el = (double)(now_ns() - t0) / 1e9;
+    double el = (double)(js_now_ns() - t0) / 1e9;
     uint64_t ops = 0, errors = 0, nlat = 0;
     int err = 0;
     for (unsigned i = 0; i < j->qd; i++) {
@@ -185,19 +174,13 @@ static uint64_t run_job(const char *dev, const struct job *j, unsigned secs, uin
         k += w[i].nlat;
         free(w[i].lat_us);
     }
-    uint32_t p50 = 0, p99 = 0, max = 0;
-    if (all && nlat) {
-        qsort(all, nlat, sizeof(uint32_t), cmp_u32);
-        p50 = all[(nlat - 1) / 2];
-        p99 = all[(nlat - 1) * 99 / 100];
-        max = all[nlat - 1];
-    }
+    struct js_pct pc = js_percentiles(all, nlat);
     free(all);
     uint64_t bytes = ops * j->bs;
     printf("MX job=%s bs=%u qd=%u ops=%llu bytes=%llu secs=%.2f mib_s=%.1f iops=%.0f "
            "p50_us=%u p99_us=%u max_us=%u errors=%llu%s%s\n",
            j->name, j->bs, j->qd, (unsigned long long)ops, (unsigned long long)bytes, el,
-           (double)bytes / el / 1048576.0, (double)ops / el, p50, p99, max,
+           (double)bytes / el / 1048576.0, (double)ops / el, pc.p50, pc.p99, pc.max,
            (unsigned long long)errors, err ? " first_error=" : "", err ? strerror(err) : "");
     fflush(stdout);
     return errors;

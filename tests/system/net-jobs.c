@@ -33,17 +33,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "job-stats.h"
+
 #define CHUNK       65536
 #define RR_LEN      64
 #define RR_WAIT_MS  200
 #define MAX_SAMPLES (1u << 20)
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -96,8 +91,8 @@ static void *serve_conn(void *arg)
     } else if (cmd == 'R') {
         uint32_t secs;
         if (read_all(fd, &secs, sizeof(secs)) == 0 && secs && secs <= 3600) {
-            uint64_t end = now_ns() + (uint64_t)secs * 1000000000u;
-            while (now_ns() < end && write_all(fd, buf, sizeof(buf)) == 0)
+            uint64_t end = js_now_ns() + (uint64_t)secs * 1000000000u;
+            while (js_now_ns() < end && write_all(fd, buf, sizeof(buf)) == 0)
                 ;
         }
     }
@@ -177,12 +172,12 @@ static int tcp_send(unsigned secs)
 {
     static char buf[CHUNK];
     memset(buf, 0x5a, sizeof(buf));
-    uint64_t t0 = now_ns(), end = t0 + (uint64_t)secs * 1000000000u, sent = 0, got = 0;
+    uint64_t t0 = js_now_ns(), end = t0 + (uint64_t)secs * 1000000000u, sent = 0, got = 0;
     int fd = connect_cmd('S');
     const char *why = NULL;
     if (fd < 0)
         why = "connect";
-    while (!why && now_ns() < end) {
+    while (!why && js_now_ns() < end) {
         if (write_all(fd, buf, sizeof(buf)))
             why = "write";
         else
@@ -192,7 +187,7 @@ static int tcp_send(unsigned secs)
         why = "no count back";
     else if (!why && got != sent)
         why = "count differs";
-    double el = (double)(now_ns() - t0) / 1e9; /* to the server's count: all of it arrived */
+    double el = (double)(js_now_ns() - t0) / 1e9; /* to the server's count: all of it arrived */
     if (fd >= 0)
         close(fd);
     line_tcp("tcp_send", sent, el, why != NULL, why);
@@ -202,7 +197,7 @@ static int tcp_send(unsigned secs)
 static int tcp_recv(unsigned secs)
 {
     char *buf = malloc(CHUNK);
-    uint64_t t0 = now_ns(), got = 0;
+    uint64_t t0 = js_now_ns(), got = 0;
     int fd = buf ? connect_cmd('R') : -1;
     uint32_t s = secs;
     const char *why = NULL;
@@ -217,18 +212,12 @@ static int tcp_recv(unsigned secs)
         else
             got += (uint64_t)r;
     }
-    double el = (double)(now_ns() - t0) / 1e9;
+    double el = (double)(js_now_ns() - t0) / 1e9;
     if (fd >= 0)
         close(fd);
     free(buf);
     line_tcp("tcp_recv", got, el, why != NULL, why);
     return why != NULL;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 static int udp_rr(unsigned secs)
@@ -242,14 +231,15 @@ static int udp_rr(unsigned secs)
             close(u);
         return 1;
     }
-    uint64_t t0 = now_ns(), end = t0 + (uint64_t)secs * 1000000000u, trans = 0, lost = 0, seq = 0;
+    uint64_t t0 = js_now_ns(), end = t0 + (uint64_t)secs * 1000000000u, trans = 0, lost = 0,
+             seq = 0;
     uint32_t n = 0;
     char b[RR_LEN], r[RR_LEN];
     memset(b, 0, sizeof(b));
-    while (now_ns() < end) {
+    while (js_now_ns() < end) {
         seq++;
         memcpy(b, &seq, sizeof(seq));
-        uint64_t s = now_ns();
+        uint64_t s = js_now_ns();
         if (send(u, b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
             lost++;
             usleep(1000);
@@ -259,7 +249,7 @@ static int udp_rr(unsigned secs)
          * skipped. */
         bool ok = false;
         for (;;) {
-            int64_t left = (int64_t)(s + RR_WAIT_MS * 1000000ull - now_ns()) / 1000000;
+            int64_t left = (int64_t)(s + RR_WAIT_MS * 1000000ull - js_now_ns()) / 1000000;
             struct pollfd p = {.fd = u, .events = POLLIN};
             if (left <= 0 || poll(&p, 1, (int)left) <= 0)
                 break;
@@ -273,24 +263,19 @@ static int udp_rr(unsigned secs)
             continue;
         }
         trans++;
-        uint64_t us = (now_ns() - s) / 1000u;
+        uint64_t us = (js_now_ns() - s) / 1000u;
         if (n < MAX_SAMPLES)
             lat[n++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
     }
-    double el = (double)(now_ns() - t0) / 1e9;
-    uint32_t p50 = 0, p99 = 0;
-    if (n) {
-        qsort(lat, n, sizeof(uint32_t), cmp_u32);
-        p50 = lat[(n - 1) / 2];
-        p99 = lat[(n - 1) * 99 / 100];
-    }
+    double el = (double)(js_now_ns() - t0) / 1e9;
+    struct js_pct pc = js_percentiles(lat, n);
     free(lat);
     close(u);
     /* A lost datagram is no error of the path (UDP may drop); none answered is. */
     int err = trans == 0;
     printf("NX job=udp_rr trans=%llu secs=%.2f trans_s=%.0f p50_us=%u p99_us=%u lost=%llu "
            "errors=%d\n",
-           (unsigned long long)trans, el, el > 0 ? (double)trans / el : 0.0, p50, p99,
+           (unsigned long long)trans, el, el > 0 ? (double)trans / el : 0.0, pc.p50, pc.p99,
            (unsigned long long)lost, err);
     fflush(stdout);
     return err;
