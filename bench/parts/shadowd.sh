@@ -13,8 +13,9 @@
 # Rows: shadowd.<cold|warm>.<phase>.<p50|p99> in ms; the frontend's
 # first-replayed (the backend's last sign of life -> the first replayed
 # request done) as shadowd.<mode>.first_replayed.<p50|p99>; then the
-# warm/cold ratio of the total p50 and p99. Run by bench/run-bench with BUILD, RES, TMP and
-# XENSIM exported; SHADOWD_BENCH_CRASHES (default 30) crashes per mode.
+# warm/cold ratio of the total p50 and p99. Run by bench/run-bench with
+# BUILD, RES, TMP and XENSIM exported; SHADOWD_BENCH_CRASHES (default 30)
+# crashes per mode.
 set -euo pipefail
 N=${SHADOWD_BENCH_CRASHES:-30}
 SHADOWD=$BUILD/bin/shadowd SHADOWCTL=$BUILD/bin/shadowctl AGENT=$BUILD/bin/understudy-agent
@@ -158,11 +159,12 @@ done
 for mode in cold warm; do
     f=$R/$mode-first.txt
     [ -s "$f" ] || continue
+    declare -A fr=([50]=$(pct "$f" 1 50) [99]=$(pct "$f" 1 99))
     for p in 50 99; do
         printf '{"bench": "shadowd.%s.first_replayed.p%s", "metric": "ms", "value": %s}\n' \
-            "$mode" "$p" "$(pct "$f" 1 $p)" >>"$RES"
+            "$mode" "$p" "${fr[$p]}" >>"$RES"
     done
-    echo "shadowd: $mode first replayed request done (from the backend's last sign of life): p50 $(pct "$f" 1 50) ms, p99 $(pct "$f" 1 99) ms over $(wc -l <"$f") recoveries that replayed"
+    echo "shadowd: $mode first replayed request done (from the backend's last sign of life): p50 ${fr[50]} ms, p99 ${fr[99]} ms over $(wc -l <"$f") recoveries that replayed"
 done
 # warm/cold of the total (what a guest sees) and of the restart phase (what
 # the standby replaces).
