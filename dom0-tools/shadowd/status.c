@@ -127,10 +127,14 @@ void sd_status_json(struct sd *sd, struct sbuf *b)
         sbuf_json(b, d->conf->name);
         sbuf_printf(b, ",\"driver\":\"%s\",\"state\":\"%s\",\"domid\":%u,",
                     sd_driver_name(d->conf->driver), sd_state_name(d), d->srv.domid);
-        sbuf_printf(b, "\"heartbeat\":{\"checked\":%s,\"seen\":%s,\"age_ms\":%lld},",
+        /* interval_ms: the last gap between two heartbeats, 0 until two are seen. */
+        sbuf_printf(b,
+                    "\"heartbeat\":{\"checked\":%s,\"seen\":%s,\"age_ms\":%lld,"
+                    "\"interval_ms\":%llu},",
                     d->conf->heartbeat_timeout_ms ? "true" : "false",
                     d->srv.hb.seen ? "true" : "false",
-                    d->srv.hb.seen ? (long long)(now - d->srv.hb.change_ms) : -1LL);
+                    d->srv.hb.seen ? (long long)(now - d->srv.hb.change_ms) : -1LL,
+                    (unsigned long long)d->srv.hb.interval_ms);
         sbuf_printf(b,
                     "\"restarts\":%llu,\"restarts_in_window\":%u,\"restart_budget\":%u,"
                     "\"streak\":%u,\"recoveries\":%llu,\"failures\":%llu,"

@@ -44,6 +44,10 @@ d2=$(sd_domid drv)
 # corroborated once the heartbeat has been still for three intervals.
 _agent_pid() { pgrep -f "understudy-agent --handler vbd=" | while read -r p; do
     tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q "^XENSIM_HYP=.*/dom$d2/" && echo "$p"; done; }
+# Two heartbeats of the new domain seen first: with one, shadowd knows no
+# interval to measure the silence by, and only heartbeat-timeout would act.
+_hb_interval_known() { [ "$(sd_q drv '.heartbeat.interval_ms')" -gt 0 ]; }
+wait_for 10 _hb_interval_known
 p=$(_agent_pid)
 [ -n "$p" ] || fail "no agent process for domain $d2"
 kill -STOP "$p"
