@@ -30,6 +30,7 @@ struct sd_domconf {
     char *log;
     /* libxl */
     char *xl_config;
+    bool late_vifs; /* attach the config's vifs once the domain runs */
     /* libvirt: the domain definition (XML) it is created from */
     char *libvirt_xml;
     bool standby; /* keep a warm standby booted ahead */

@@ -30,7 +30,19 @@ struct op {
     uint32_t domid;
     int rc;
     libxl_domain_config cfg; /* must live as long as the create */
+    /* late-vifs: the config's vifs, taken out of cfg before the create and
+     * added once the domain is unpaused */
+    libxl_device_nic *late;
+    int nlate;
     struct sd_drv *drv;
+};
+
+/* A late vif's libxl_device_nic_add, in flight (the nic must outlive it). */
+struct nicop {
+    bool used, done;
+    int rc;
+    uint32_t domid;
+    libxl_device_nic nic;
 };
 
 struct watch {
@@ -43,6 +55,7 @@ struct sd_drv {
     xentoollog_logger_stdiostream *log;
     struct sd_drv_hooks hooks;
     struct op ops[MAX_OPS];
+    struct nicop nicops[MAX_OPS];
     struct watch watches[MAX_WATCHES];
     unsigned nwatches;
 };
@@ -55,6 +68,15 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
+}
+
+static void late_free(struct op *o)
+{
+    for (int i = 0; i < o->nlate; i++)
+        libxl_device_nic_dispose(&o->late[i]);
+    free(o->late);
+    o->late = NULL;
+    o->nlate = 0;
 }
 
 static int lx_check(const struct sd_domconf *d, FILE *err)
@@ -98,9 +120,14 @@ static void lx_close(struct sd_drv *drv)
     for (unsigned i = 0; i < drv->nwatches; i++)
         libxl_evdisable_domain_death(drv->ctx, drv->watches[i].ev);
     libxl_ctx_free(drv->ctx); /* outstanding operations are abandoned */
-    for (int i = 0; i < MAX_OPS; i++)
-        if (drv->ops[i].used)
+    for (int i = 0; i < MAX_OPS; i++) {
+        if (drv->ops[i].used) {
             libxl_domain_config_dispose(&drv->ops[i].cfg);
+            late_free(&drv->ops[i]);
+        }
+        if (drv->nicops[i].used)
+            libxl_device_nic_dispose(&drv->nicops[i].nic);
+    }
     xtl_logger_destroy((xentoollog_logger *)drv->log);
     free(drv);
 }
@@ -211,6 +238,7 @@ static struct op *op_new(struct sd_drv *drv, enum sd_drv_op kind, void *arg)
 static void op_free(struct op *o)
 {
     libxl_domain_config_dispose(&o->cfg);
+    late_free(o);
     o->used = false;
 }
 
@@ -239,6 +267,15 @@ static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char 
         }
         free(o->cfg.c_info.name);
         o->cfg.c_info.name = n;
+    }
+    /* late-vifs: libxl holds a new domain paused until every vif's hotplug
+     * script has run (seconds of a restart under emulation); a driver
+     * domain that waits for its uplink boots meanwhile. */
+    if (d->late_vifs && o->cfg.num_nics) {
+        o->late = o->cfg.nics;
+        o->nlate = o->cfg.num_nics;
+        o->cfg.nics = NULL;
+        o->cfg.num_nics = 0;
     }
     o->domid = INVALID_DOMID;
     libxl_asyncop_how how = {.callback = op_done, .u.for_callback = o};
@@ -322,6 +359,57 @@ static int lx_prepoll(struct sd_drv *drv, struct pollfd *fds, int max, int *time
     return n;
 }
 
+static void nicop_done(libxl_ctx *ctx, int rc, void *p)
+{
+    (void)ctx;
+    struct nicop *n = p;
+    n->rc = rc;
+    n->done = true;
+}
+
+/* Add a created domain's late vifs (it runs already). A vif that cannot be
+ * added is logged; the domain stays: its init says what it misses, and
+ * shadowd's heartbeat and the guests' reports judge it as any other. */
+static void late_vifs(struct sd_drv *drv, struct op *o, uint32_t domid)
+{
+    for (int i = 0; i < o->nlate; i++) {
+        struct nicop *n = NULL;
+        for (int k = 0; k < MAX_OPS && !n; k++)
+            if (!drv->nicops[k].used)
+                n = &drv->nicops[k];
+        if (!n) {
+            fprintf(stderr, "libxl driver: domain %u: vif %d not added: too many in flight\n",
+                    domid, i);
+            continue;
+        }
+        *n = (struct nicop){.used = true, .domid = domid};
+        n->nic = o->late[i]; /* moved: late_free disposes only what is left */
+        libxl_device_nic_init(&o->late[i]);
+        libxl_asyncop_how how = {.callback = nicop_done, .u.for_callback = n};
+        int rc = libxl_device_nic_add(drv->ctx, domid, &n->nic, &how);
+        if (rc) {
+            fprintf(stderr, "libxl driver: domain %u: libxl_device_nic_add (vif %d): error %d\n",
+                    domid, i, rc);
+            libxl_device_nic_dispose(&n->nic);
+            n->used = false;
+        }
+    }
+}
+
+static void nicops_reap(struct sd_drv *drv)
+{
+    for (int i = 0; i < MAX_OPS; i++) {
+        struct nicop *n = &drv->nicops[i];
+        if (!n->used || !n->done)
+            continue;
+        if (n->rc)
+            fprintf(stderr, "libxl driver: domain %u: late vif %d: libxl error %d\n", n->domid,
+                    n->nic.devid, n->rc);
+        libxl_device_nic_dispose(&n->nic);
+        n->used = false;
+    }
+}
+
 static void lx_postpoll(struct sd_drv *drv, struct pollfd *fds, int n)
 {
     struct timeval now;
@@ -352,11 +440,14 @@ static void lx_postpoll(struct sd_drv *drv, struct pollfd *fds, int n)
             if (urc) {
                 snprintf(err, sizeof(err), "libxl_domain_unpause %u: error %d", domid, urc);
                 rc = -1;
+            } else {
+                late_vifs(drv, o, domid);
             }
         }
         op_free(o);
         drv->hooks.done(drv->hooks.ctx, arg, kind, rc, domid, err);
     }
+    nicops_reap(drv);
 }
 
 const struct sd_drv_ops sd_drv_libxl = {

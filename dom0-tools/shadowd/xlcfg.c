@@ -10,9 +10,10 @@
 #include <string.h>
 
 static const char *const known[] = {
-    "name",   "type",    "builder",       "memory",      "maxmem",    "vcpus",      "maxvcpus",
-    "kernel", "ramdisk", "cmdline",       "root",        "extra",     "bootloader", "disk",
-    "vif",    "pci",     "driver_domain", "on_poweroff", "on_reboot", "on_crash",   "on_watchdog",
+    "name",       "type",     "builder",     "memory",     "maxmem",        "vcpus",
+    "maxvcpus",   "kernel",   "ramdisk",     "cmdline",    "root",          "extra",
+    "bootloader", "disk",     "vif",         "pci",        "driver_domain", "on_poweroff",
+    "on_reboot",  "on_crash", "on_watchdog", "cpu_weight",
 };
 
 /* Refuse top-level keys outside the subset (libxlutil has no iterator). */
@@ -222,6 +223,16 @@ int sd_xlcfg_load(libxl_ctx *ctx, const char *path, const char *name, FILE *err,
     b->max_vcpus = (int)vcpus;
     if (!xlu_cfg_get_long(cfg, "maxvcpus", &l, 1) && l >= vcpus)
         b->max_vcpus = (int)l;
+    /* The scheduler's weight (credit and credit2; 256 is every domain's
+     * default): a driver domain serves every guest it has, and its boot after
+     * a restart is what they all wait for. */
+    if (!xlu_cfg_get_long(cfg, "cpu_weight", &l, 1)) {
+        if (l < 1 || l > 65535) {
+            fprintf(err, "%s: cpu_weight = %ld: out of range (1-65535)\n", path, l);
+            goto out;
+        }
+        b->sched_params.weight = (int)l;
+    }
     if (ctx) {
         if (libxl_cpu_bitmap_alloc(ctx, &b->avail_vcpus, b->max_vcpus)) {
             fprintf(err, "%s: cannot allocate the vcpu bitmap\n", path);

@@ -109,6 +109,16 @@ printf '%s\n' 'name = "drv"' 'type = "pv"' >"$X"
 bad "a pv domain needs kernel" "domain drv {" " driver libxl" " xl-config $X" "}"
 printf '%s\n' 'name = "drv"' 'kernel = "/k"' "vif = [ 'mac=zz:16:3e:00:00:01' ]" >"$X"
 bad "bad mac 'zz:16:3e:00:00:01'" "domain drv {" " driver libxl" " xl-config $X" "}"
+printf '%s\n' 'name = "drv"' 'kernel = "/k"' 'cpu_weight = 0' >"$X"
+bad "cpu_weight = 0: out of range \(1-65535\)" "domain drv {" " driver libxl" " xl-config $X" "}"
+# The shipped driver domains' xl configs, and late-vifs (libxl only).
+for f in configs/xl/drv-*.cfg; do
+    n=$(sed -n 's/^name = "\(.*\)"/\1/p' "$f")
+    printf '%s\n' "domain $n {" " driver libxl" " xl-config $PWD/$f" " late-vifs on" "}" >"$C"
+    out=$("$SHADOWD" -n -v -c "$C" 2>&1) || fail "shipped $f refused: $out"
+    echo "$out" | grep -q "^    late-vifs on$" || fail "late-vifs not shown: $out"
+done
+bad "^$C:4: 'late-vifs' is for the libxl driver; domain 'd' uses xensim" "$(dom " late-vifs on")"
 
 # standby: on or off; the standby's name NAME.2 must be free.
 bad "^$C:4: 'standby' takes on or off, not 'yes'" "$(dom " standby yes")"
