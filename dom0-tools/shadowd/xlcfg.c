@@ -223,9 +223,8 @@ int sd_xlcfg_load(libxl_ctx *ctx, const char *path, const char *name, FILE *err,
     b->max_vcpus = (int)vcpus;
     if (!xlu_cfg_get_long(cfg, "maxvcpus", &l, 1) && l >= vcpus)
         b->max_vcpus = (int)l;
-    /* The scheduler's weight (credit and credit2; 256 is every domain's
-     * default): a driver domain serves every guest it has, and its boot after
-     * a restart is what they all wait for. */
+    /* The scheduler's weight, as xl takes it (credit and credit2 honour it;
+     * every domain's default is 256). */
     if (!xlu_cfg_get_long(cfg, "cpu_weight", &l, 1)) {
         if (l < 1 || l > 65535) {
             fprintf(err, "%s: cpu_weight = %ld: out of range (1-65535)\n", path, l);
