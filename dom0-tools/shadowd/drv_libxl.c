@@ -367,12 +367,15 @@ static void nicop_done(libxl_ctx *ctx, int rc, void *p)
     n->done = true;
 }
 
-/* Add a created domain's late vifs (it runs already). A vif that cannot be
- * added is logged; the domain stays: its init says what it misses, and
- * shadowd's heartbeat and the guests' reports judge it as any other. */
-static void late_vifs(struct sd_drv *drv, struct op *o, uint32_t domid)
+/* Add a created domain's late vifs (it runs already), taking the array
+ * (freed here). After the create is reported done: libxl_device_nic_add's
+ * own xenstore transaction runs before it returns (a second under load),
+ * which shadowd's rewire need not wait for. A vif that cannot be added is
+ * logged; the domain stays: its init says what it misses, and shadowd's
+ * heartbeat and the guests' reports judge it as any other. */
+static void late_vifs(struct sd_drv *drv, libxl_device_nic *late, int nlate, uint32_t domid)
 {
-    for (int i = 0; i < o->nlate; i++) {
+    for (int i = 0; i < nlate; i++) {
         struct nicop *n = NULL;
         for (int k = 0; k < MAX_OPS && !n; k++)
             if (!drv->nicops[k].used)
@@ -383,8 +386,8 @@ static void late_vifs(struct sd_drv *drv, struct op *o, uint32_t domid)
             continue;
         }
         *n = (struct nicop){.used = true, .domid = domid};
-        n->nic = o->late[i]; /* moved: late_free disposes only what is left */
-        libxl_device_nic_init(&o->late[i]);
+        n->nic = late[i]; /* moved: what is left is disposed below */
+        libxl_device_nic_init(&late[i]);
         libxl_asyncop_how how = {.callback = nicop_done, .u.for_callback = n};
         int rc = libxl_device_nic_add(drv->ctx, domid, &n->nic, &how);
         if (rc) {
@@ -394,6 +397,9 @@ static void late_vifs(struct sd_drv *drv, struct op *o, uint32_t domid)
             n->used = false;
         }
     }
+    for (int i = 0; i < nlate; i++)
+        libxl_device_nic_dispose(&late[i]);
+    free(late);
 }
 
 static void nicops_reap(struct sd_drv *drv)
@@ -433,6 +439,8 @@ static void lx_postpoll(struct sd_drv *drv, struct pollfd *fds, int n)
         void *arg = o->arg;
         unsigned domid = o->domid;
         int rc = o->rc ? -1 : 0;
+        libxl_device_nic *late = NULL;
+        int nlate = 0;
         /* libxl_domain_create_new leaves the new domain paused (xl create
          * unpauses it unless -p): start it. */
         if (kind == SD_OP_CREATE && rc == 0) {
@@ -440,12 +448,17 @@ static void lx_postpoll(struct sd_drv *drv, struct pollfd *fds, int n)
             if (urc) {
                 snprintf(err, sizeof(err), "libxl_domain_unpause %u: error %d", domid, urc);
                 rc = -1;
-            } else {
-                late_vifs(drv, o, domid);
+            } else { /* taken from the op, added once the create is reported */
+                late = o->late;
+                nlate = o->nlate;
+                o->late = NULL;
+                o->nlate = 0;
             }
         }
         op_free(o);
         drv->hooks.done(drv->hooks.ctx, arg, kind, rc, domid, err);
+        if (nlate)
+            late_vifs(drv, late, nlate, domid);
     }
     nicops_reap(drv);
 }
