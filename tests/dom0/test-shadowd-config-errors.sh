@@ -112,9 +112,9 @@ bad "bad mac 'zz:16:3e:00:00:01'" "domain drv {" " driver libxl" " xl-config $X"
 printf '%s\n' 'name = "drv"' 'kernel = "/k"' 'cpu_weight = 0' >"$X"
 bad "cpu_weight = 0: out of range \(1-65535\)" "domain drv {" " driver libxl" " xl-config $X" "}"
 # The shipped driver domains' xl configs, and late-vifs (libxl only).
-for f in configs/xl/drv-*.cfg; do
+for f in "$(cd "$(dirname "$0")/../../configs/xl" && pwd)"/drv-*.cfg; do
     n=$(sed -n 's/^name = "\(.*\)"/\1/p' "$f")
-    printf '%s\n' "domain $n {" " driver libxl" " xl-config $PWD/$f" " late-vifs on" "}" >"$C"
+    printf '%s\n' "domain $n {" " driver libxl" " xl-config $f" " late-vifs on" "}" >"$C"
     out=$("$SHADOWD" -n -v -c "$C" 2>&1) || fail "shipped $f refused: $out"
     echo "$out" | grep -q "^    late-vifs on$" || fail "late-vifs not shown: $out"
 done
