@@ -70,11 +70,16 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+static void nics_free(libxl_device_nic *nics, int n)
+{
+    for (int i = 0; i < n; i++)
+        libxl_device_nic_dispose(&nics[i]);
+    free(nics);
+}
+
 static void late_free(struct op *o)
 {
-    for (int i = 0; i < o->nlate; i++)
-        libxl_device_nic_dispose(&o->late[i]);
-    free(o->late);
+    nics_free(o->late, o->nlate);
     o->late = NULL;
     o->nlate = 0;
 }
@@ -397,9 +402,7 @@ static void late_vifs(struct sd_drv *drv, libxl_device_nic *late, int nlate, uin
             n->used = false;
         }
     }
-    for (int i = 0; i < nlate; i++)
-        libxl_device_nic_dispose(&late[i]);
-    free(late);
+    nics_free(late, nlate);
 }
 
 static void nicops_reap(struct sd_drv *drv)
