@@ -65,6 +65,7 @@ static const struct opt opts[] = {
     {"log", O_PATH, S_DOMAIN, D(log), 0, 0, SD_DRIVER_XENSIM},
     {"xl-config", O_PATH, S_DOMAIN, D(xl_config), 0, 0, SD_DRIVER_LIBXL},
     {"late-vifs", O_ONOFF, S_DOMAIN, D(late_vifs), 0, 0, SD_DRIVER_LIBXL},
+    {"boot-weight", O_UINT, S_DOMAIN, D(boot_weight), 0, 65535, SD_DRIVER_LIBXL},
     {"libvirt-xml", O_PATH, S_DOMAIN, D(libvirt_xml), 0, 0, SD_DRIVER_LIBVIRT},
     {"standby", O_ONOFF, S_DEFAULT, D(standby), 0, 0, SD_DRIVER_NONE},
     {"heartbeat-timeout", O_DUROFF, S_DEFAULT, D(heartbeat_timeout_ms), 0, 0, SD_DRIVER_NONE},
@@ -672,8 +673,10 @@ void sd_conf_dump(const struct sd_conf *c, FILE *out)
             fprintf(out, "    log %s\n", d->log);
         if (d->xl_config)
             fprintf(out, "    xl-config %s\n", d->xl_config);
-        if (d->driver == SD_DRIVER_LIBXL)
+        if (d->driver == SD_DRIVER_LIBXL) {
             fprintf(out, "    late-vifs %s\n", d->late_vifs ? "on" : "off");
+            fprintf(out, "    boot-weight %u\n", d->boot_weight);
+        }
         if (d->libvirt_xml)
             fprintf(out, "    libvirt-xml %s\n", d->libvirt_xml);
         fprintf(out, "    standby %s\n", d->standby ? "on" : "off");

@@ -163,16 +163,36 @@ void sd_detect_look(struct sd *sd)
     look_all(sd);
 }
 
+/* boot-weight: the domain's kernel and agent are up, so it goes back to its
+ * config's weight and stops outweighing dom0 and the guests. Also for a
+ * domain shadowd found running (an earlier shadowd may have left it
+ * boosted): settling is idempotent. */
+static void settle(struct sd_dom *d)
+{
+    struct sd_drv *drv = d->sd->drv[d->conf->driver];
+    char err[256];
+    if (!d->conf->boot_weight || !drv || !d->ops->settle)
+        return;
+    if (d->ops->settle(drv, d->conf, d->srv.domid, err, sizeof(err)) < 0)
+        sd_dlog(d, "domain %u: its weight not settled (it keeps boot-weight %u): %s", d->srv.domid,
+                d->conf->boot_weight, err);
+    else
+        sd_dlog(d, "domain %u: boot-weight %u over, its config's weight now", d->srv.domid,
+                d->conf->boot_weight);
+}
+
 void sd_detect_heartbeat(struct sd_dom *d)
 {
     if (!d->srv.hb.path[0])
         return;
     uint64_t now = sd_now();
     bool first = !d->srv.hb.seen;
-    if (sd_inst_heartbeat(&d->srv, d->sd->xs, now) == 1 && first)
-        sd_dlog(d, "domain %u: agent heartbeat seen, %llu ms after %s", d->srv.domid,
-                (unsigned long long)(now - d->srv.hb.start_ms),
-                d->state == DS_UP ? "shadowd started watching" : "its start");
+    if (sd_inst_heartbeat(&d->srv, d->sd->xs, now) != 1 || !first)
+        return;
+    sd_dlog(d, "domain %u: agent heartbeat seen, %llu ms after %s", d->srv.domid,
+            (unsigned long long)(now - d->srv.hb.start_ms),
+            d->state == DS_UP ? "shadowd started watching" : "its start");
+    settle(d);
 }
 
 /* How often a domain whose heartbeat is still but which runs is asked again. */

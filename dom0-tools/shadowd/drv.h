@@ -85,6 +85,11 @@ struct sd_drv_ops {
     /* Fault injection: stop the domain's vcpus / make it crash. 0 or -1. */
     int (*pause)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
     int (*crash)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
+    /* Domain domid of d (created with d's boot-weight) has booted: give it
+     * the scheduler weight its config asks for. Optional (boot-weight is
+     * for drivers that have it); idempotent. 0 or -1. */
+    int (*settle)(struct sd_drv *drv, const struct sd_domconf *d, unsigned domid, char *err,
+                  size_t errlen);
     /* Start / stop reporting changed() for domid (optional). */
     int (*watch)(struct sd_drv *drv, unsigned domid);
     void (*unwatch)(struct sd_drv *drv, unsigned domid);

@@ -273,6 +273,10 @@ static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char 
         free(o->cfg.c_info.name);
         o->cfg.c_info.name = n;
     }
+    /* boot-weight: the domain boots at it (not its standby, which boots in
+     * the background) until shadowd sees its agent and settles it. */
+    if (d->boot_weight && !strcmp(name, d->name))
+        o->cfg.b_info.sched_params.weight = (int)d->boot_weight;
     /* late-vifs: libxl holds a new domain paused until every vif's hotplug
      * script has run (seconds of a restart under emulation); a driver
      * domain that waits for its uplink boots meanwhile. */
@@ -325,6 +329,34 @@ static int lx_crash(struct sd_drv *drv, unsigned domid, char *err, size_t len)
     if (rc)
         seterr(err, len, "libxl_send_sysrq %u c: error %d", domid, rc);
     return rc ? -1 : 0;
+}
+
+/* The weight xl would give the domain: its config's cpu_weight, or 256,
+ * the default of Xen's credit and credit2 schedulers. */
+static int lx_settle(struct sd_drv *drv, const struct sd_domconf *d, unsigned domid, char *err,
+                     size_t len)
+{
+    libxl_domain_config cfg;
+    libxl_domain_config_init(&cfg);
+    if (sd_xlcfg_load(drv->ctx, d->xl_config, d->name, stderr, &cfg) < 0) {
+        libxl_domain_config_dispose(&cfg);
+        seterr(err, len, "xl config %s does not load (see above)", d->xl_config);
+        return -1;
+    }
+    int w = cfg.b_info.sched_params.weight;
+    libxl_domain_config_dispose(&cfg);
+    if (w == LIBXL_DOMAIN_SCHED_PARAM_WEIGHT_DEFAULT)
+        w = 256;
+    libxl_domain_sched_params p;
+    libxl_domain_sched_params_init(&p); /* every other field: left as it is */
+    p.weight = w;
+    int rc = libxl_domain_sched_params_set(drv->ctx, domid, &p);
+    libxl_domain_sched_params_dispose(&p);
+    if (rc) {
+        seterr(err, len, "libxl_domain_sched_params_set %u weight %d: error %d", domid, w, rc);
+        return -1;
+    }
+    return 0;
 }
 
 static int lx_watch(struct sd_drv *drv, unsigned domid)
@@ -478,6 +510,7 @@ const struct sd_drv_ops sd_drv_libxl = {
     .destroy = lx_destroy,
     .pause = lx_pause,
     .crash = lx_crash,
+    .settle = lx_settle,
     .watch = lx_watch,
     .unwatch = lx_unwatch,
     .prepoll = lx_prepoll,

@@ -139,6 +139,14 @@ static int pv_crash(struct sd_drv *drv, unsigned domid, char *err, size_t len)
     return call(drv, &req, &rep, NULL, err, len) < 0 ? -1 : 0;
 }
 
+static int pv_settle(struct sd_drv *drv, const struct sd_domconf *d, unsigned domid, char *err,
+                     size_t len)
+{
+    (void)d; /* shadowd-priv finds the domain's config from its name */
+    struct sd_privmsg req = {.type = SD_PRIV_SETTLE, .domid = domid}, rep;
+    return call(drv, &req, &rep, NULL, err, len) < 0 ? -1 : 0;
+}
+
 static int pv_watch(struct sd_drv *drv, unsigned domid)
 {
     struct sd_privmsg req = {.type = SD_PRIV_WATCH, .domid = domid}, rep;
@@ -163,6 +171,7 @@ const struct sd_drv_ops sd_drv_priv = {
     .destroy = pv_destroy,
     .pause = pv_pause,
     .crash = pv_crash,
+    .settle = pv_settle,
     .watch = pv_watch,
     .unwatch = pv_unwatch,
 };

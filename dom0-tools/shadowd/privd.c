@@ -289,6 +289,43 @@ static void do_act(struct privd *p, const struct sd_privmsg *m, struct sd_privms
         sd_log("%s domain %u ('%s')", what, m->domid, st.name);
 }
 
+/* settle: only a configured domain itself (its standby never boots boosted),
+ * whose driver has it. */
+static void do_settle(struct privd *p, const struct sd_privmsg *m, struct sd_privmsg *r)
+{
+    char why[200], err[SD_PRIV_ERR] = "";
+    enum sd_driver_kind k = m->kind;
+    struct sd_domstat st;
+    errno = 0;
+    if (p->ops[k]->info(p->drv[k], m->domid, &st, err, sizeof(err)) < 0) {
+        answer(r, -1, errno, err);
+        return;
+    }
+    const struct sd_domconf *d = NULL;
+    bool ok = false;
+    if (st.run == SD_RUN_GONE)
+        snprintf(why, sizeof(why), "domain %u does not exist", m->domid);
+    else if (!(d = sd_privchk_name(p->conf, k, st.name, why, sizeof(why))))
+        ; /* why says it */
+    else if (strcmp(st.name, d->name))
+        snprintf(why, sizeof(why), "domain %u ('%s') is a standby, never boosted", m->domid,
+                 st.name);
+    else if (!p->ops[k]->settle)
+        snprintf(why, sizeof(why), "the %s driver has no boot weight", sd_driver_name(k));
+    else
+        ok = true;
+    if (!ok) {
+        refuse(p, r, EPERM, "settle", why);
+        return;
+    }
+    errno = 0;
+    int rc = p->ops[k]->settle(p->drv[k], d, m->domid, err, sizeof(err));
+    answer(r, rc, errno, err);
+    if (rc >= 0)
+        sd_log("settled domain %u ('%s'): its config's weight, boot-weight %u no more", m->domid,
+               st.name, d->boot_weight);
+}
+
 static void do_watch(struct privd *p, const struct sd_privmsg *m, struct sd_privmsg *r)
 {
     enum sd_driver_kind k = m->kind;
@@ -332,6 +369,9 @@ static void handle(struct privd *p, const struct sd_privmsg *m, ssize_t len)
         case SD_PRIV_PAUSE:
         case SD_PRIV_CRASH:
             do_act(p, m, &r);
+            break;
+        case SD_PRIV_SETTLE:
+            do_settle(p, m, &r);
             break;
         default:
             do_watch(p, m, &r);

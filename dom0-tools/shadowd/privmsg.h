@@ -18,6 +18,9 @@
  *     LOOK     kind, nlook, look[].domid   the states of several domains in
  *                                      one round trip (no names): look[].run,
  *                                      .reason, .shutdown_ms in the REPLY
+ *     SETTLE   kind, domid             domid (a configured domain, not its
+ *                                      standby) booted: its config's
+ *                                      scheduler weight, not boot-weight
  *   shadowd-priv -> shadowd
  *     HELLO    rc, err                 first message: the drivers are open
  *     REPLY    seq, rc, err_no, domid, st, err (LOOK: nlook, look[])
@@ -47,6 +50,7 @@ enum sd_priv_type {
     SD_PRIV_WATCH,
     SD_PRIV_UNWATCH,
     SD_PRIV_LOOK,
+    SD_PRIV_SETTLE,
     SD_PRIV_HELLO,
     SD_PRIV_REPLY,
     SD_PRIV_DONE,

@@ -98,6 +98,8 @@ static void malformed(unsigned drv)
              EINVAL);
     send_req("destroy of domid 32752",
              req(SD_PRIV_DESTROY, SD_DRIVER_XENSIM, SD_PRIV_DOMMAX + 1, NULL, NULL), -1, EINVAL);
+    send_req("settle of domid 0", req(SD_PRIV_SETTLE, SD_DRIVER_XENSIM, 0, NULL, NULL), -1, EINVAL);
+    send_req("settle by name", req(SD_PRIV_SETTLE, SD_DRIVER_XENSIM, 0, NULL, "drv"), -1, EINVAL);
     send_req("crash of domid 0xffffffff",
              req(SD_PRIV_CRASH, SD_DRIVER_XENSIM, 0xffffffffu, NULL, NULL), -1, EINVAL);
     m = req(SD_PRIV_FIND, SD_DRIVER_XENSIM, 0, NULL, NULL);
@@ -168,6 +170,8 @@ static void outside_config(unsigned guest)
              EPERM);
     send_req("crash of a guest", req(SD_PRIV_CRASH, SD_DRIVER_XENSIM, guest, NULL, NULL), -1,
              EPERM);
+    send_req("settle of a guest", req(SD_PRIV_SETTLE, SD_DRIVER_XENSIM, guest, NULL, NULL), -1,
+             EPERM);
 }
 
 static void allowed(unsigned drv, unsigned guest)
@@ -206,6 +210,11 @@ static void allowed(unsigned drv, unsigned guest)
                rep.look[2].run);
         failures++;
     }
+    /* boot-weight is the libxl driver's: the simulator's refuses to settle */
+    send_req("settle of drv through a driver without a boot weight",
+             req(SD_PRIV_SETTLE, SD_DRIVER_XENSIM, drv, NULL, NULL), -1, EPERM);
+    send_req("settle of a domain that does not exist",
+             req(SD_PRIV_SETTLE, SD_DRIVER_XENSIM, SD_PRIV_DOMMAX, NULL, NULL), -1, EPERM);
     send_req("pause of drv", req(SD_PRIV_PAUSE, SD_DRIVER_XENSIM, drv, NULL, NULL), 0, 0);
 }
 

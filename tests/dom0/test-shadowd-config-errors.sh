@@ -111,14 +111,20 @@ printf '%s\n' 'name = "drv"' 'kernel = "/k"' "vif = [ 'mac=zz:16:3e:00:00:01' ]"
 bad "bad mac 'zz:16:3e:00:00:01'" "domain drv {" " driver libxl" " xl-config $X" "}"
 printf '%s\n' 'name = "drv"' 'kernel = "/k"' 'cpu_weight = 0' >"$X"
 bad "cpu_weight = 0: out of range \(1-65535\)" "domain drv {" " driver libxl" " xl-config $X" "}"
-# The shipped driver domains' xl configs, and late-vifs (libxl only).
+# The shipped driver domains' xl configs, late-vifs and boot-weight (libxl only).
 for f in "$(cd "$(dirname "$0")/../../configs/xl" && pwd)"/drv-*.cfg; do
     n=$(sed -n 's/^name = "\(.*\)"/\1/p' "$f")
-    printf '%s\n' "domain $n {" " driver libxl" " xl-config $f" " late-vifs on" "}" >"$C"
+    printf '%s\n' "domain $n {" " driver libxl" " xl-config $f" " late-vifs on" \
+        " boot-weight 1024" "}" >"$C"
     out=$("$SHADOWD" -n -v -c "$C" 2>&1) || fail "shipped $f refused: $out"
     echo "$out" | grep -q "^    late-vifs on$" || fail "late-vifs not shown: $out"
+    echo "$out" | grep -q "^    boot-weight 1024$" || fail "boot-weight not shown: $out"
 done
 bad "^$C:4: 'late-vifs' is for the libxl driver; domain 'd' uses xensim" "$(dom " late-vifs on")"
+bad "^$C:4: 'boot-weight' is for the libxl driver; domain 'd' uses xensim" "$(dom " boot-weight 512")"
+bad "^$C:4: 'boot-weight': '65536' is not a whole number from 0 to 65535" \
+    "$(dom " boot-weight 65536")"
+bad "^$C:1: 'boot-weight' belongs inside a domain block" "boot-weight 512" "$(dom)"
 
 # standby: on or off; the standby's name NAME.2 must be free.
 bad "^$C:4: 'standby' takes on or off, not 'yes'" "$(dom " standby yes")"

@@ -121,6 +121,7 @@ static void from_priv(void)
     snprintf(m.name, sizeof(m.name), "x");
     CHECK(sd_privmsg_check(&m, sizeof(m), true, why, sizeof(why)) < 0);
     CHECK(!strcmp(sd_privmsg_type_name(SD_PRIV_DESTROY), "destroy"));
+    CHECK(!strcmp(sd_privmsg_type_name(SD_PRIV_SETTLE), "settle"));
     CHECK(!strcmp(sd_privmsg_type_name(0), "?"));
 }
 
