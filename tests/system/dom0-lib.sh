@@ -157,6 +157,13 @@ snd_crossing() {
         '($1 == "gap" || $1 == "repeat") && $2 == "from=" i && $3 != "to=" i { print; exit }'
 }
 # kv KEY LINE: KEY's value in a line of KEY=VALUE words.
+# A domain's scheduler weight as Xen has it (credit2, Xen 4.17's default
+# scheduler, or credit): "Name ID Weight ..." and one line for the domain.
+sched_weight() {
+    { xl sched-credit2 -d "$1" 2>/dev/null || xl sched-credit -d "$1" 2>/dev/null; } |
+        awk 'NR == 2 { print $3 }'
+}
+
 kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
 
 # ---- the timeline of a recovery, on dom0's clock ----
