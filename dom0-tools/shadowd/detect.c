@@ -164,15 +164,14 @@ void sd_detect_look(struct sd *sd)
 }
 
 /* boot-weight: the domain's kernel and agent are up, so it goes back to its
- * config's weight and stops outweighing dom0 and the guests. Also for a
- * domain shadowd found running (an earlier shadowd may have left it
- * boosted): settling is idempotent. */
+ * config's weight and stops outweighing dom0 and the guests. */
 static void settle(struct sd_dom *d)
 {
     struct sd_drv *drv = d->sd->drv[d->conf->driver];
     char err[256];
-    if (!d->conf->boot_weight || !drv || !d->ops->settle)
+    if (!d->srv.boosted || !d->conf->boot_weight || !drv || !d->ops->settle)
         return;
+    d->srv.boosted = false;
     if (d->ops->settle(drv, d->conf, d->srv.domid, err, sizeof(err)) < 0)
         sd_dlog(d, "domain %u: its weight not settled (it keeps boot-weight %u): %s", d->srv.domid,
                 d->conf->boot_weight, err);

@@ -78,16 +78,18 @@ struct sd_drv_ops {
     int (*look)(struct sd_drv *drv, const unsigned *domids, unsigned n, struct sd_domstat *st,
                 char *err, size_t errlen);
     /* Create domain d under the name name (d->name, or its standby's name):
-     * SD_DRV_DONE (*domid set), SD_DRV_PENDING (done() later, with arg), or -1. */
-    int (*create)(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
-                  unsigned *domid, char *err, size_t errlen);
+     * SD_DRV_DONE (*domid set), SD_DRV_PENDING (done() later, with arg), or -1.
+     * boost: the domain to serve now (a start or a restart), which boots at
+     * d's boot-weight until settle(); a standby is created without. */
+    int (*create)(struct sd_drv *drv, const struct sd_domconf *d, const char *name, bool boost,
+                  void *arg, unsigned *domid, char *err, size_t errlen);
     int (*destroy)(struct sd_drv *drv, unsigned domid, void *arg, char *err, size_t errlen);
     /* Fault injection: stop the domain's vcpus / make it crash. 0 or -1. */
     int (*pause)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
     int (*crash)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
-    /* Domain domid of d (created with d's boot-weight) has booted: give it
-     * the scheduler weight its config asks for. Optional (boot-weight is
-     * for drivers that have it); idempotent. 0 or -1. */
+    /* Domain domid of d (created with boost) has booted: give it the
+     * scheduler weight its config asks for. Optional (boot-weight is for
+     * drivers that have it); idempotent. 0 or -1. */
     int (*settle)(struct sd_drv *drv, const struct sd_domconf *d, unsigned domid, char *err,
                   size_t errlen);
     /* Start / stop reporting changed() for domid (optional). */

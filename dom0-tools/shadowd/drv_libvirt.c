@@ -295,10 +295,11 @@ static int lv_info(struct sd_drv *drv, unsigned domid, struct sd_domstat *st, ch
     return 0;
 }
 
-static int lv_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
-                     unsigned *domid, char *err, size_t len)
+static int lv_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, bool boost,
+                     void *arg, unsigned *domid, char *err, size_t len)
 {
     (void)arg;
+    (void)boost; /* boot-weight is the libxl driver's */
     virDomainPtr dom = virDomainLookupByName(drv->conn, name);
     if (dom && virDomainIsPersistent(dom) == 1 && virDomainIsActive(dom) == 0) {
         if (virDomainCreate(dom) < 0) {

@@ -247,8 +247,8 @@ static void op_free(struct op *o)
     o->used = false;
 }
 
-static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
-                     unsigned *domid, char *err, size_t len)
+static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, bool boost,
+                     void *arg, unsigned *domid, char *err, size_t len)
 {
     (void)domid;
     struct op *o = op_new(drv, SD_OP_CREATE, arg);
@@ -273,9 +273,9 @@ static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char 
         free(o->cfg.c_info.name);
         o->cfg.c_info.name = n;
     }
-    /* boot-weight: the domain boots at it (not its standby, which boots in
-     * the background) until shadowd sees its agent and settles it. */
-    if (d->boot_weight && !strcmp(name, d->name))
+    /* boot-weight: the domain to serve boots at it (not a standby, which
+     * boots in the background) until shadowd sees its agent and settles it. */
+    if (d->boot_weight && boost)
         o->cfg.b_info.sched_params.weight = (int)d->boot_weight;
     /* late-vifs: libxl holds a new domain paused until every vif's hotplug
      * script has run (seconds of a restart under emulation); a driver

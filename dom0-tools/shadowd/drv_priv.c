@@ -106,10 +106,10 @@ static int pv_look(struct sd_drv *drv, const unsigned *domids, unsigned n, struc
     return 0;
 }
 
-static int pv_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
-                     unsigned *domid, char *err, size_t len)
+static int pv_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, bool boost,
+                     void *arg, unsigned *domid, char *err, size_t len)
 {
-    struct sd_privmsg req = {.type = SD_PRIV_CREATE}, rep;
+    struct sd_privmsg req = {.type = SD_PRIV_CREATE, .flags = boost ? SD_PRIV_F_BOOST : 0}, rep;
     snprintf(req.dom, sizeof(req.dom), "%s", d->name);
     if (snprintf(req.name, sizeof(req.name), "%s", name) >= (int)sizeof(req.name)) {
         snprintf(err, len, "domain name %s is too long", name);

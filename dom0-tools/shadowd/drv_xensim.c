@@ -222,10 +222,11 @@ static char **make_env(const struct sd_domconf *d)
     return env;
 }
 
-static int xs_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, void *arg,
-                     unsigned *domid, char *err, size_t len)
+static int xs_create(struct sd_drv *drv, const struct sd_domconf *d, const char *name, bool boost,
+                     void *arg, unsigned *domid, char *err, size_t len)
 {
     (void)arg;
+    (void)boost; /* no boot-weight: the simulator has no scheduler */
     if (ensure(drv, err, len) < 0)
         return -1;
     int nfd = open("/dev/null", O_RDONLY | O_CLOEXEC), lfd = -1;

@@ -39,6 +39,7 @@ struct sd_inst {
     unsigned domid;         /* 0 while none */
     unsigned watched_domid; /* watches are registered for this domid */
     struct sd_heartbeat hb;
+    bool boosted; /* serving: created at boot-weight (or maybe, found running), to settle */
     struct sd_budget budget; /* restarts (serving), replacements (standby) */
     char error[200];         /* why it last failed, for status */
 };

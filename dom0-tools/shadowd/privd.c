@@ -227,7 +227,8 @@ static void do_create(struct privd *p, const struct sd_privmsg *m, struct sd_pri
     unsigned domid = 0;
     errno = 0;
     uint64_t t0 = sd_now();
-    int rc = p->ops[k]->create(p->drv[k], d, m->name, o, &domid, err, sizeof(err));
+    int rc = p->ops[k]->create(p->drv[k], d, m->name, m->flags & SD_PRIV_F_BOOST, o, &domid, err,
+                               sizeof(err));
     uint64_t took = sd_now() - t0;
     answer(r, rc, errno, err);
     if (rc != SD_DRV_PENDING)
@@ -289,8 +290,8 @@ static void do_act(struct privd *p, const struct sd_privmsg *m, struct sd_privms
         sd_log("%s domain %u ('%s')", what, m->domid, st.name);
 }
 
-/* settle: only a configured domain itself (its standby never boots boosted),
- * whose driver has it. */
+/* settle: a configured domain or its standby (after a promotion the one
+ * serving may be called NAME.2), and only with a driver that has it. */
 static void do_settle(struct privd *p, const struct sd_privmsg *m, struct sd_privmsg *r)
 {
     char why[200], err[SD_PRIV_ERR] = "";
@@ -307,9 +308,6 @@ static void do_settle(struct privd *p, const struct sd_privmsg *m, struct sd_pri
         snprintf(why, sizeof(why), "domain %u does not exist", m->domid);
     else if (!(d = sd_privchk_name(p->conf, k, st.name, why, sizeof(why))))
         ; /* why says it */
-    else if (strcmp(st.name, d->name))
-        snprintf(why, sizeof(why), "domain %u ('%s') is a standby, never boosted", m->domid,
-                 st.name);
     else if (!p->ops[k]->settle)
         snprintf(why, sizeof(why), "the %s driver has no boot weight", sd_driver_name(k));
     else

@@ -156,9 +156,12 @@ int sd_privmsg_check(const struct sd_privmsg *m, ssize_t len, bool from_priv, ch
         snprintf(why, whylen, "%zd bytes, not %zu", len, sizeof(*m));
         return -1;
     }
-    if (m->zero || m->zero2 || !str_ok(m->dom, sizeof(m->dom)) ||
-        !str_ok(m->name, sizeof(m->name)) || !str_ok(m->err, sizeof(m->err))) {
-        snprintf(why, whylen, "type %u: a string not NUL-terminated or a reserved field set",
+    if ((m->flags & ~SD_PRIV_F_BOOST) || (m->flags && (from_priv || m->type != SD_PRIV_CREATE)) ||
+        m->zero2 || !str_ok(m->dom, sizeof(m->dom)) || !str_ok(m->name, sizeof(m->name)) ||
+        !str_ok(m->err, sizeof(m->err))) {
+        snprintf(why, whylen,
+                 "type %u: a string not NUL-terminated, a reserved field set, or flags other "
+                 "than a create's",
                  m->type);
         return -1;
     }

@@ -9,18 +9,18 @@
  *     FIND     kind, name              the domain called name (NAME or NAME.2
  *                                      of a configured domain): domid
  *     INFO     kind, domid             its state: st
- *     CREATE   kind, dom, name         create configured domain dom under
- *                                      name (dom or dom.2): rc DONE + domid,
- *                                      or PENDING and a DONE later
+ *     CREATE   kind, dom, name, flags  create configured domain dom under
+ *                                      name (dom or dom.2), with F_BOOST the
+ *                                      one to serve: rc DONE + domid, or
+ *                                      PENDING and a DONE later
  *     DESTROY  kind, domid             rc DONE, or PENDING and a DONE later
  *     PAUSE, CRASH  kind, domid        fault injection
  *     WATCH, UNWATCH kind, domid       CHANGED notifications for domid
  *     LOOK     kind, nlook, look[].domid   the states of several domains in
  *                                      one round trip (no names): look[].run,
  *                                      .reason, .shutdown_ms in the REPLY
- *     SETTLE   kind, domid             domid (a configured domain, not its
- *                                      standby) booted: its config's
- *                                      scheduler weight, not boot-weight
+ *     SETTLE   kind, domid             domid (created with F_BOOST) booted:
+ *                                      its config's scheduler weight
  *   shadowd-priv -> shadowd
  *     HELLO    rc, err                 first message: the drivers are open
  *     REPLY    seq, rc, err_no, domid, st, err (LOOK: nlook, look[])
@@ -39,6 +39,7 @@
 #define SD_PRIV_ERR     256     /* a message, NUL-terminated */
 #define SD_PRIV_DOMMAX  0x7fefu /* DOMID_FIRST_RESERVED - 1: the highest real domid */
 #define SD_PRIV_LOOKMAX 16      /* domains one LOOK asks about */
+#define SD_PRIV_F_BOOST 1u      /* CREATE: the domain to serve, booted at boot-weight */
 
 enum sd_priv_type {
     SD_PRIV_FIND = 1,
@@ -83,7 +84,7 @@ struct sd_privmsg {
     int32_t rc;     /* REPLY: -1, SD_DRV_DONE or SD_DRV_PENDING; DONE, HELLO: 0 or -1 */
     int32_t err_no; /* REPLY of a failure: its errno (ENOENT: FIND found none) */
     uint32_t op;    /* DONE: enum sd_drv_op */
-    uint32_t zero;  /* must be 0 */
+    uint32_t flags; /* CREATE: SD_PRIV_F_*; else 0 */
     char dom[SD_PRIV_NAME];
     char name[SD_PRIV_NAME];
     struct sd_privstat st;

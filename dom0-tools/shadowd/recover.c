@@ -249,6 +249,7 @@ static void created(struct sd_dom *d, unsigned domid, bool warm)
     r->phase = PH_REWIRE;
     d->srv.domid = domid;
     d->srv.hb.start_ms = now;
+    d->srv.boosted = !warm && d->conf->boot_weight; /* a standby was never boosted */
     char hot[128] = "";
     if (warm && d->conf->standby) {
         unsigned up, n = sd_hot_count(d, domid, &up);
@@ -442,7 +443,7 @@ static void step_restart(struct sd_dom *d, uint64_t now)
      * create itself (shadowd-priv logs its driver call's own time). */
     sd_dlog(d, "recovery %u: restart: creating %s, %llu ms after the detection", r->id, name,
             (unsigned long long)(sd_now() - r->t_detect)); /* not now: a destroy came since */
-    int rc = d->ops->create(drv, d->conf, name, &d->srv, &domid, err, sizeof(err));
+    int rc = d->ops->create(drv, d->conf, name, true, &d->srv, &domid, err, sizeof(err));
     if (rc < 0)
         attempt_failed(d, "creating the domain", err);
     else if (rc == SD_DRV_PENDING)
@@ -846,6 +847,9 @@ static void startup_serving(struct sd_dom *d)
     d->state = DS_UP;
     d->up_since = now;
     d->srv.hb.start_ms = now;
+    /* An earlier shadowd may have died before it settled the domain's
+     * weight: settling is idempotent. */
+    d->srv.boosted = d->conf->boot_weight != 0;
     d->scan_due = true;
     d->devs_dirty = true;
     sd_store_watch_dom(d);

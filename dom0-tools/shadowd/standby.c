@@ -247,7 +247,7 @@ static void sb_create(struct sd_dom *d, uint64_t now)
         }
     }
     unsigned domid = 0;
-    int rc = d->ops->create(drv, d->conf, name, &d->sb.inst, &domid, err, sizeof(err));
+    int rc = d->ops->create(drv, d->conf, name, false, &d->sb.inst, &domid, err, sizeof(err));
     if (rc < 0) {
         s->inst.budget.streak++;
         s->replacing = true; /* a failed create counts against the budget too */

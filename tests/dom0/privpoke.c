@@ -120,8 +120,11 @@ static void malformed(unsigned drv)
     snprintf(m.err, sizeof(m.err), "smuggled");
     send_req("text in a request's err", m, -1, EINVAL);
     m = req(SD_PRIV_INFO, SD_DRIVER_XENSIM, drv, NULL, NULL);
-    m.zero = 1;
-    send_req("the reserved field set", m, -1, EINVAL);
+    m.flags = SD_PRIV_F_BOOST;
+    send_req("boost on an info", m, -1, EINVAL);
+    m = req(SD_PRIV_CREATE, SD_DRIVER_XENSIM, 0, "drv", "drv");
+    m.flags = 2;
+    send_req("a create with an unknown flag", m, -1, EINVAL);
     m = req(SD_PRIV_INFO, SD_DRIVER_XENSIM, drv, NULL, NULL);
     m.nlook = 1;
     m.look[0].domid = drv;
