@@ -337,8 +337,11 @@ static void do_watch(struct privd *p, const struct sd_privmsg *m, struct sd_priv
         answer(r, -1, EIO, "the driver cannot watch this domain");
 }
 
+#define SLOW_REQUEST_MS 100
+
 static void handle(struct privd *p, const struct sd_privmsg *m, ssize_t len)
 {
+    uint64_t t0 = sd_now();
     struct sd_privmsg r = {.type = SD_PRIV_REPLY};
     char why[200];
     if (len >= (ssize_t)(offsetof(struct sd_privmsg, seq) + sizeof(m->seq)))
@@ -377,6 +380,13 @@ static void handle(struct privd *p, const struct sd_privmsg *m, ssize_t len)
         }
     }
     put(p, &r);
+    /* Every request is on some recovery's path: a slow one is worth a line
+     * (on real Xen a driver call waits behind libxl's locks and xenstored). */
+    uint64_t took = sd_now() - t0;
+    if (took >= SLOW_REQUEST_MS)
+        sd_log("slow request: %s of domain %u%s%.*s took %llu ms", sd_privmsg_type_name(m->type),
+               m->domid, m->name[0] ? " / " : "", (int)sizeof(m->name), m->name,
+               (unsigned long long)took);
 }
 
 /* Everything shadowd sent, one message at a time. */
