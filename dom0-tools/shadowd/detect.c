@@ -163,9 +163,13 @@ void sd_detect_look(struct sd *sd)
     look_all(sd);
 }
 
-/* boot-weight: the domain's kernel and agent are up, so it goes back to its
- * config's weight and stops outweighing dom0 and the guests. */
-static void settle(struct sd_dom *d)
+/* boot-weight: the domain's kernel and agent are up and, in a recovery, its
+ * devices back, so it goes back to its config's weight and stops
+ * outweighing dom0 and the guests. A recovery's settle waits for its end:
+ * the request is a round trip through shadowd-priv (200 ms on the system
+ * tier: the xl config is read again) that the reconnects need not wait
+ * for, and the new domain's backends serve the replay at the boost. */
+void sd_detect_settle(struct sd_dom *d)
 {
     struct sd_drv *drv = d->sd->drv[d->conf->driver];
     char err[256];
@@ -191,7 +195,8 @@ void sd_detect_heartbeat(struct sd_dom *d)
     sd_dlog(d, "domain %u: agent heartbeat seen, %llu ms after %s", d->srv.domid,
             (unsigned long long)(now - d->srv.hb.start_ms),
             d->state == DS_UP ? "shadowd started watching" : "its start");
-    settle(d);
+    if (d->state != DS_RECOVERING)
+        sd_detect_settle(d); /* else at the recovery's end (recover.c) */
 }
 
 /* How often a domain whose heartbeat is still but which runs is asked again. */

@@ -383,10 +383,12 @@ static void handle(struct privd *p, const struct sd_privmsg *m, ssize_t len)
     /* Every request is on some recovery's path: a slow one is worth a line
      * (on real Xen a driver call waits behind libxl's locks and xenstored). */
     uint64_t took = sd_now() - t0;
-    if (took >= SLOW_REQUEST_MS)
-        sd_log("slow request: %s of domain %u%s%.*s took %llu ms", sd_privmsg_type_name(m->type),
-               m->domid, m->name[0] ? " / " : "", (int)sizeof(m->name), m->name,
-               (unsigned long long)took);
+    if (took >= SLOW_REQUEST_MS && m->name[0]) /* by name (bounded: maybe malformed) */
+        sd_log("slow request: %s of '%.*s' took %llu ms", sd_privmsg_type_name(m->type),
+               (int)sizeof(m->name), m->name, (unsigned long long)took);
+    else if (took >= SLOW_REQUEST_MS)
+        sd_log("slow request: %s of domain %u took %llu ms", sd_privmsg_type_name(m->type),
+               m->domid, (unsigned long long)took);
 }
 
 /* Everything shadowd sent, one message at a time. */

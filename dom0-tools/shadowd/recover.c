@@ -521,6 +521,7 @@ static void finish(struct sd_dom *d, const char *why_partial)
     sd_persist_drop_rec(d);
     sd_persist_save_devs(d);
     sd_publish(d);
+    sd_detect_settle(d); /* boot-weight over, now that the guests are served */
 }
 
 /* Every shadow-aware frontend back (or given up). A frontend that is not

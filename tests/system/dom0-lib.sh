@@ -164,6 +164,8 @@ sched_weight() {
         awk 'NR == 2 { print $3 }'
 }
 
+weight_is() { [ "$(sched_weight "$1")" = "$2" ]; }
+
 kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
 
 # ---- the timeline of a recovery, on dom0's clock ----
