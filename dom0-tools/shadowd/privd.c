@@ -85,11 +85,29 @@ static void put(struct privd *p, const struct sd_privmsg *m)
 
 /* ---- the drivers' hooks: notifications to shadowd ---- */
 
+/* A destroy that failed on a domain that is gone now is done, as one asked
+ * of a domain already gone is (do_act): someone else's destroy (`xl
+ * destroy`, the fault) was still tearing it down when ours began, and ours
+ * failed on libxl's lock or on the domain going away mid-way. */
+static bool destroyed_anyway(struct kctx *k, unsigned domid, const char *err)
+{
+    struct sd_domstat st;
+    char e[SD_PRIV_ERR];
+    if (k->p->ops[k->kind]->info(k->p->drv[k->kind], domid, &st, e, sizeof(e)) < 0 ||
+        st.run != SD_RUN_GONE)
+        return false;
+    sd_log("destroy domain %u: %s, but it is gone: done", domid, err && err[0] ? err : "failed");
+    return true;
+}
+
 static void hook_done(void *ctx, void *arg, enum sd_drv_op op, int rc, unsigned domid,
                       const char *err)
 {
     struct kctx *k = ctx;
     struct pop *o = arg;
+    if (op == SD_OP_DESTROY && rc && domid >= 1 && domid <= SD_PRIV_DOMMAX &&
+        destroyed_anyway(k, domid, err))
+        rc = 0;
     struct sd_privmsg m = {.type = SD_PRIV_DONE, .seq = o->seq, .op = op, .rc = rc ? -1 : 0};
     if (op == SD_OP_CREATE && rc == 0) {
         if (domid < 1 || domid > SD_PRIV_DOMMAX) {

@@ -293,23 +293,6 @@ static void attempt_failed(struct sd_dom *d, const char *what, const char *err)
             (unsigned long long)(d->rec.next_try_ms - now));
 }
 
-/* A destroy that failed because the domain went away under it: the fault
- * was someone else's destroy (`xl destroy`), still tearing the domain down
- * when shadowd's own began (libxl's lock, or the hypervisor's domain gone
- * mid-way). Gone is what the destroy was for; a retry would only wait out
- * a backoff. */
-static bool gone_anyway(struct sd_dom *d, unsigned domid, const char *err)
-{
-    struct sd_drv *drv = d->sd->drv[d->conf->driver];
-    struct sd_domstat st;
-    char e[256];
-    if (!drv || !domid || d->ops->info(drv, domid, &st, e, sizeof(e)) < 0 || st.run != SD_RUN_GONE)
-        return false;
-    sd_dlog(d, "recovery %u: restart: domain %u gone while it was destroyed (%s): destroyed",
-            d->rec.id, domid, err ? err : "?");
-    return true;
-}
-
 void sd_recover_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned domid,
                         const char *err)
 {
@@ -318,7 +301,7 @@ void sd_recover_done_op(struct sd_dom *d, enum sd_drv_op op, int rc, unsigned do
         return;
     r->op_pending = false;
     if (op == SD_OP_DESTROY) {
-        if (rc < 0 && !gone_anyway(d, r->old_domid, err)) {
+        if (rc < 0) {
             attempt_failed(d, "destroying the old domain", err ? err : "?");
             return;
         }
