@@ -31,7 +31,7 @@ struct sd_domconf {
     /* libxl */
     char *xl_config;
     bool late_vifs;       /* attach the config's vifs once the domain runs */
-    unsigned boot_weight; /* scheduler weight from create to first heartbeat; 0: off */
+    unsigned boot_weight; /* scheduler weight from create until it serves; 0: off */
     /* libvirt: the domain definition (XML) it is created from */
     char *libvirt_xml;
     bool standby; /* keep a warm standby booted ahead */

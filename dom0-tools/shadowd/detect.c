@@ -173,7 +173,7 @@ void sd_detect_settle(struct sd_dom *d)
 {
     struct sd_drv *drv = d->sd->drv[d->conf->driver];
     char err[256];
-    if (!d->srv.boosted || !d->conf->boot_weight || !drv || !d->ops->settle)
+    if (!d->srv.boosted || !drv || !d->ops->settle) /* boosted: boot_weight set */
         return;
     d->srv.boosted = false;
     if (d->ops->settle(drv, d->conf, d->srv.domid, err, sizeof(err)) < 0)

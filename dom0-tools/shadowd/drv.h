@@ -87,7 +87,7 @@ struct sd_drv_ops {
     /* Fault injection: stop the domain's vcpus / make it crash. 0 or -1. */
     int (*pause)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
     int (*crash)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
-    /* Domain domid of d (created with boost) has booted: give it the
+    /* Domain domid of d (created with boost) serves: give it the
      * scheduler weight its config asks for. Optional (boot-weight is for
      * drivers that have it); idempotent. 0 or -1. */
     int (*settle)(struct sd_drv *drv, const struct sd_domconf *d, unsigned domid, char *err,

@@ -274,7 +274,7 @@ static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char 
         o->cfg.c_info.name = n;
     }
     /* boot-weight: the domain to serve boots at it (not a standby, which
-     * boots in the background) until shadowd sees its agent and settles it. */
+     * boots in the background) until it serves and shadowd settles it. */
     if (d->boot_weight && boost)
         o->cfg.b_info.sched_params.weight = (int)d->boot_weight;
     /* late-vifs: libxl holds a new domain paused until every vif's hotplug

@@ -19,7 +19,7 @@
  *     LOOK     kind, nlook, look[].domid   the states of several domains in
  *                                      one round trip (no names): look[].run,
  *                                      .reason, .shutdown_ms in the REPLY
- *     SETTLE   kind, domid             domid (created with F_BOOST) booted:
+ *     SETTLE   kind, domid             domid (created with F_BOOST) serves:
  *                                      its config's scheduler weight
  *   shadowd-priv -> shadowd
  *     HELLO    rc, err                 first message: the drivers are open
