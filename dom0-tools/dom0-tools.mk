@@ -10,7 +10,7 @@ D0_CPPFLAGS := -I$(D0)/lib -I$(D0)/shadowd -I$(D0)/shadowctl $(XSIM_CLIENT_CPPFL
 D0_LIB_SRCS := $(wildcard $(D0)/lib/*.c)
 # shadowd-priv's own files; conf.c, log.c and privmsg.c are in both programs.
 SHADOWD_PRIV_ONLY := $(addprefix $(D0)/shadowd/,drv_xensim.c drv_libxl.c xlcfg.c drv_libvirt.c \
-                       lvevent.c lvxml.c privd.c privcheck.c)
+                       lvevent.c lvxml.c privd.c privcheck.c lxcreate.c)
 SHADOWD_SRCS := $(filter-out $(SHADOWD_PRIV_ONLY),$(wildcard $(D0)/shadowd/*.c)) $(D0_LIB_SRCS)
 SHADOWD_PRIV_SRCS := $(SHADOWD_PRIV_ONLY) $(addprefix $(D0)/shadowd/,conf.c log.c privmsg.c) \
                      $(D0_LIB_SRCS)

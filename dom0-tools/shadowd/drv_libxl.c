@@ -1,14 +1,17 @@
 /* drv_libxl.c - the libxl domain driver, for real Xen: a driver domain is
  * created from the operator's xl config file (xlcfg.c) with
- * libxl_domain_create_new, destroyed with libxl_domain_destroy, both
- * asynchronously inside shadowd's poll loop (libxl_osevent_beforepoll /
- * _afterpoll); deaths are also reported by libxl_evenable_domain_death.
+ * libxl_domain_create_new in a child process (lxcreate.c: its synchronous
+ * part takes seconds), destroyed with libxl_domain_destroy asynchronously
+ * inside shadowd-priv's poll loop (libxl_osevent_beforepoll / _afterpoll);
+ * deaths are also reported by libxl_evenable_domain_death.
  * Crash injection sends sysrq 'c' (the guest kernel panics); hang pauses.
  *
  * This driver only runs on real Xen (the system tier, a later issue); on
  * xensim it is compiled and its config checks (shadowd -n) are tested. */
 #define _GNU_SOURCE
 #include "drv.h"
+#include "log.h"
+#include "lxcreate.h"
 #include "xlcfg.h"
 
 #include <errno.h>
@@ -23,26 +26,15 @@
 #define MAX_OPS     16
 #define MAX_WATCHES 64
 
+/* A create (its child process) or a destroy (libxl's ao) in flight. A
+ * create's op lives on after its done() until the child is reaped. */
 struct op {
     bool used, done;
     enum sd_drv_op kind;
     void *arg;
     uint32_t domid;
     int rc;
-    libxl_domain_config cfg; /* must live as long as the create */
-    /* late-vifs: the config's vifs, taken out of cfg before the create and
-     * added once the domain is unpaused */
-    libxl_device_nic *late;
-    int nlate;
-    struct sd_drv *drv;
-};
-
-/* A late vif's libxl_device_nic_add, in flight (the nic must outlive it). */
-struct nicop {
-    bool used, done;
-    int rc;
-    uint32_t domid;
-    libxl_device_nic nic;
+    struct sd_lxc lxc; /* a create's child */
 };
 
 struct watch {
@@ -55,7 +47,7 @@ struct sd_drv {
     xentoollog_logger_stdiostream *log;
     struct sd_drv_hooks hooks;
     struct op ops[MAX_OPS];
-    struct nicop nicops[MAX_OPS];
+    int nchild_fds; /* how many of the fds lx_prepoll gave are children's pipes (first) */
     struct watch watches[MAX_WATCHES];
     unsigned nwatches;
 };
@@ -68,20 +60,6 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
-}
-
-static void nics_free(libxl_device_nic *nics, int n)
-{
-    for (int i = 0; i < n; i++)
-        libxl_device_nic_dispose(&nics[i]);
-    free(nics);
-}
-
-static void late_free(struct op *o)
-{
-    nics_free(o->late, o->nlate);
-    o->late = NULL;
-    o->nlate = 0;
 }
 
 static int lx_check(const struct sd_domconf *d, FILE *err)
@@ -115,6 +93,11 @@ static struct sd_drv *lx_open(const struct sd_conf *c, const struct sd_drv_hooks
         free(drv);
         return NULL;
     }
+    /* The creates' children are ours to reap (lxcreate.h); libxl reaps
+     * only its own (hotplug scripts), whatever else runs. */
+    static const libxl_childproc_hooks chld = {.chldowner =
+                                                   libxl_sigchld_owner_libxl_always_selective_reap};
+    libxl_childproc_setmode(drv->ctx, &chld, NULL);
     return drv;
 }
 
@@ -125,14 +108,9 @@ static void lx_close(struct sd_drv *drv)
     for (unsigned i = 0; i < drv->nwatches; i++)
         libxl_evdisable_domain_death(drv->ctx, drv->watches[i].ev);
     libxl_ctx_free(drv->ctx); /* outstanding operations are abandoned */
-    for (int i = 0; i < MAX_OPS; i++) {
-        if (drv->ops[i].used) {
-            libxl_domain_config_dispose(&drv->ops[i].cfg);
-            late_free(&drv->ops[i]);
-        }
-        if (drv->nicops[i].used)
-            libxl_device_nic_dispose(&drv->nicops[i].nic);
-    }
+    for (int i = 0; i < MAX_OPS; i++)
+        if (drv->ops[i].used && drv->ops[i].kind == SD_OP_CREATE)
+            sd_lxc_abandon(&drv->ops[i].lxc);
     xtl_logger_destroy((xentoollog_logger *)drv->log);
     free(drv);
 }
@@ -232,8 +210,7 @@ static struct op *op_new(struct sd_drv *drv, enum sd_drv_op kind, void *arg)
             o->used = true;
             o->kind = kind;
             o->arg = arg;
-            o->drv = drv;
-            libxl_domain_config_init(&o->cfg);
+            o->lxc.fd = -1;
             return o;
         }
     }
@@ -242,8 +219,6 @@ static struct op *op_new(struct sd_drv *drv, enum sd_drv_op kind, void *arg)
 
 static void op_free(struct op *o)
 {
-    libxl_domain_config_dispose(&o->cfg);
-    late_free(o);
     o->used = false;
 }
 
@@ -256,41 +231,8 @@ static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char 
         seterr(err, len, "too many libxl operations in flight");
         return -1;
     }
-    libxl_domain_config_dispose(&o->cfg);
-    if (sd_xlcfg_load(drv->ctx, d->xl_config, d->name, stderr, &o->cfg) < 0) {
-        seterr(err, len, "xl config %s does not load (see above)", d->xl_config);
-        libxl_domain_config_init(&o->cfg);
-        op_free(o);
-        return -1;
-    }
-    if (strcmp(name, d->name)) { /* the standby: the same config under its own name */
-        char *n = strdup(name);
-        if (!n) {
-            seterr(err, len, "out of memory");
-            op_free(o);
-            return -1;
-        }
-        free(o->cfg.c_info.name);
-        o->cfg.c_info.name = n;
-    }
-    /* boot-weight: the domain to serve boots at it (not a standby, which
-     * boots in the background) until it serves and shadowd settles it. */
-    if (d->boot_weight && boost)
-        o->cfg.b_info.sched_params.weight = (int)d->boot_weight;
-    /* late-vifs: libxl holds a new domain paused until every vif's hotplug
-     * script has run (seconds of a restart under emulation); a driver
-     * domain that waits for its uplink boots meanwhile. */
-    if (d->late_vifs && o->cfg.num_nics) {
-        o->late = o->cfg.nics;
-        o->nlate = o->cfg.num_nics;
-        o->cfg.nics = NULL;
-        o->cfg.num_nics = 0;
-    }
     o->domid = INVALID_DOMID;
-    libxl_asyncop_how how = {.callback = op_done, .u.for_callback = o};
-    int rc = libxl_domain_create_new(drv->ctx, &o->cfg, &o->domid, &how, NULL);
-    if (rc) {
-        seterr(err, len, "libxl_domain_create_new %s: error %d", name, rc);
+    if (sd_lxc_start(drv->ctx, d, name, boost, &o->lxc, err, len) < 0) {
         op_free(o);
         return -1;
     }
@@ -384,78 +326,52 @@ static void lx_unwatch(struct sd_drv *drv, unsigned domid)
 
 static int lx_prepoll(struct sd_drv *drv, struct pollfd *fds, int max, int *timeout_ms)
 {
+    uint64_t now_ms = sd_now();
+    int nchild = 0;
+    for (int i = 0; i < MAX_OPS; i++) {
+        struct op *o = &drv->ops[i];
+        if (!o->used || o->kind != SD_OP_CREATE)
+            continue;
+        int t = sd_lxc_timeout(&o->lxc, now_ms);
+        if (t >= 0 && (*timeout_ms < 0 || t < *timeout_ms))
+            *timeout_ms = t;
+        if (o->lxc.fd >= 0 && nchild < max)
+            fds[nchild++] = (struct pollfd){.fd = o->lxc.fd, .events = POLLIN};
+    }
     struct timeval now;
     gettimeofday(&now, NULL); /* libxl's own timeouts are on the wall clock */
-    int n = max;
-    if (libxl_osevent_beforepoll(drv->ctx, &n, fds, timeout_ms, now) != 0) {
+    int n = max - nchild;
+    if (libxl_osevent_beforepoll(drv->ctx, &n, fds + nchild, timeout_ms, now) != 0) {
         fprintf(stderr, "shadowd: libxl wants %d fds, more than %d: its events are delayed\n", n,
-                max);
+                max - nchild);
         *timeout_ms = 100;
-        return 0;
+        n = 0;
     }
-    return n;
+    drv->nchild_fds = nchild;
+    return nchild + n;
 }
 
-static void nicop_done(libxl_ctx *ctx, int rc, void *p)
+/* A create's child: its result reported once, the op freed once it is reaped. */
+static void child_poll(struct sd_drv *drv, struct op *o)
 {
-    (void)ctx;
-    struct nicop *n = p;
-    n->rc = rc;
-    n->done = true;
-}
-
-/* Add a created domain's late vifs (it runs already), taking the array
- * (freed here). After the create is reported done: libxl_device_nic_add's
- * own xenstore transaction runs before it returns (a second under load),
- * which shadowd's rewire need not wait for. A vif that cannot be added is
- * logged; the domain stays: its init says what it misses, and shadowd's
- * heartbeat and the guests' reports judge it as any other. */
-static void late_vifs(struct sd_drv *drv, libxl_device_nic *late, int nlate, uint32_t domid)
-{
-    for (int i = 0; i < nlate; i++) {
-        struct nicop *n = NULL;
-        for (int k = 0; k < MAX_OPS && !n; k++)
-            if (!drv->nicops[k].used)
-                n = &drv->nicops[k];
-        if (!n) {
-            fprintf(stderr, "libxl driver: domain %u: vif %d not added: too many in flight\n",
-                    domid, i);
-            continue;
-        }
-        *n = (struct nicop){.used = true, .domid = domid};
-        n->nic = late[i]; /* moved: what is left is disposed below */
-        libxl_device_nic_init(&late[i]);
-        libxl_asyncop_how how = {.callback = nicop_done, .u.for_callback = n};
-        int rc = libxl_device_nic_add(drv->ctx, domid, &n->nic, &how);
-        if (rc) {
-            fprintf(stderr, "libxl driver: domain %u: libxl_device_nic_add (vif %d): error %d\n",
-                    domid, i, rc);
-            libxl_device_nic_dispose(&n->nic);
-            n->used = false;
-        }
-    }
-    nics_free(late, nlate);
-}
-
-static void nicops_reap(struct sd_drv *drv)
-{
-    for (int i = 0; i < MAX_OPS; i++) {
-        struct nicop *n = &drv->nicops[i];
-        if (!n->used || !n->done)
-            continue;
-        if (n->rc)
-            fprintf(stderr, "libxl driver: domain %u: late vif %d: libxl error %d\n", n->domid,
-                    n->nic.devid, n->rc);
-        libxl_device_nic_dispose(&n->nic);
-        n->used = false;
-    }
+    struct sd_lxc_result res;
+    int got = sd_lxc_poll(&o->lxc, &res, sd_now());
+    void *arg = o->arg;
+    if (got & SD_LXC_OVER)
+        op_free(o);
+    if (got & SD_LXC_RESULT)
+        drv->hooks.done(drv->hooks.ctx, arg, SD_OP_CREATE, res.rc ? -1 : 0, res.rc ? 0 : res.domid,
+                        res.err);
 }
 
 static void lx_postpoll(struct sd_drv *drv, struct pollfd *fds, int n)
 {
+    /* The children's pipes come first (lx_prepoll); reading them never
+     * blocks, so every create is looked at, woken or not. */
+    int nchild = drv->nchild_fds < n ? drv->nchild_fds : n;
     struct timeval now;
     gettimeofday(&now, NULL);
-    libxl_osevent_afterpoll(drv->ctx, n, fds, now);
+    libxl_osevent_afterpoll(drv->ctx, n - nchild, fds + nchild, now);
     libxl_event *ev;
     while (libxl_event_check(drv->ctx, &ev, LIBXL_EVENTMASK_ALL, NULL, NULL) == 0) {
         if (ev->type == LIBXL_EVENT_TYPE_DOMAIN_SHUTDOWN ||
@@ -465,37 +381,21 @@ static void lx_postpoll(struct sd_drv *drv, struct pollfd *fds, int n)
     }
     for (int i = 0; i < MAX_OPS; i++) {
         struct op *o = &drv->ops[i];
+        if (o->used && o->kind == SD_OP_CREATE) {
+            child_poll(drv, o);
+            continue;
+        }
         if (!o->used || !o->done)
             continue;
         char err[96] = "";
         if (o->rc)
             snprintf(err, sizeof(err), "libxl error %d", o->rc);
-        enum sd_drv_op kind = o->kind;
         void *arg = o->arg;
         unsigned domid = o->domid;
         int rc = o->rc ? -1 : 0;
-        libxl_device_nic *late = NULL;
-        int nlate = 0;
-        /* libxl_domain_create_new leaves the new domain paused (xl create
-         * unpauses it unless -p): start it. */
-        if (kind == SD_OP_CREATE && rc == 0) {
-            int urc = libxl_domain_unpause(drv->ctx, domid, NULL);
-            if (urc) {
-                snprintf(err, sizeof(err), "libxl_domain_unpause %u: error %d", domid, urc);
-                rc = -1;
-            } else { /* taken from the op, added once the create is reported */
-                late = o->late;
-                nlate = o->nlate;
-                o->late = NULL;
-                o->nlate = 0;
-            }
-        }
         op_free(o);
-        drv->hooks.done(drv->hooks.ctx, arg, kind, rc, domid, err);
-        if (nlate)
-            late_vifs(drv, late, nlate, domid);
+        drv->hooks.done(drv->hooks.ctx, arg, SD_OP_DESTROY, rc, domid, err);
     }
-    nicops_reap(drv);
 }
 
 const struct sd_drv_ops sd_drv_libxl = {

@@ -10,8 +10,9 @@
  *                                   starts it; log stamps count from its t0)
  *   shadowd-priv -n [-v] [-c FILE]  check FILE and exit (what shadowd -n runs)
  *
- * One thread, one poll loop: the socket and the drivers' fds. It exits when
- * shadowd closes the socket (or dies: PR_SET_PDEATHSIG). */
+ * One thread, one poll loop: the socket and the drivers' fds (the libxl
+ * driver's creates run in child processes of their own: lxcreate.h). It
+ * exits when shadowd closes the socket (or dies: PR_SET_PDEATHSIG). */
 #define _GNU_SOURCE
 #include "drv.h"
 #include "log.h"
@@ -19,6 +20,7 @@
 #include "privmsg.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <pwd.h>
@@ -573,6 +575,12 @@ int main(int argc, char **argv)
         return check_only(path, verbose);
     if (check_fd(fd) < 0)
         return 2;
+    /* Not for what the drivers exec (libxl's hotplug scripts, a device
+     * model): shadowd must see the socket close when shadowd-priv ends. */
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+        fprintf(stderr, "shadowd-priv: fd %d: %s\n", fd, strerror(errno));
+        return 2;
+    }
     signal(SIGPIPE, SIG_IGN);
 
     struct privd p = {.fd = fd};
