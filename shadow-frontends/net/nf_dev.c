@@ -208,30 +208,45 @@ static void release_retired(struct nf_dev *d)
            d->retired_dom, sf_now_ms() - d->retired_at);
 }
 
-/* The guest's link through an outage: carrier off (the kernel holds the
- * guest's tx from here on), partial checksums only until the next backend
- * says what it takes (we can always complete them), and - the shadow's, in
- * a recovery - a neighbour probe budget that outlasts it (nf_neigh.h):
- * carrier off flushes the guest's neighbour entries, and a connect() issued
- * now would fail with EHOSTUNREACH once resolution gave up (3 s by
- * default). Keeping the carrier on instead does not help: an entry it kept
- * resolved works, but a new one still gives up after its probes, sent or
- * held (measured: tests/frontends/test-netfront-connect-during-recovery.sh,
- * README.md). Into neigh, what was raised ("" if nothing). */
+/* The guest's link through an outage. A recovery of the shadow's keeps the
+ * carrier on: the guest's tx is held (up to the bound: --max-held, 4 MiB)
+ * and sent first to the next backend, so a TCP retransmission made during
+ * the outage leaves at the reconnect instead of at its next timer - seconds
+ * away after a cold restart's backoff - and the guest's neighbour entries,
+ * which a carrier loss would flush, stay resolved (no re-resolution after
+ * the reconnect); a network manager sees no link flap to act on
+ * (systemd-networkd drops an interface's addresses on carrier loss unless
+ * told otherwise). Without the shadow (--shadow off, what a plain netfront
+ * does) or before the first connect, the carrier goes off. Either way:
+ * partial checksums only until the next backend says what it takes (we can
+ * always complete them), and - the shadow's, in a recovery - a neighbour
+ * probe budget that outlasts it (nf_neigh.h): a new entry would give up
+ * after mcast_solicit probes (3 s by default), held or dropped, and a
+ * connect() waiting on it fail with EHOSTUNREACH (measured:
+ * tests/frontends/test-netfront-connect-during-recovery.sh, README.md).
+ * Into neigh, what was raised ("" if nothing). */
 static void link_down(struct nf_dev *d, char *neigh, size_t len)
 {
-    carrier(d, false);
+    bool recovery = d->cfg.shadow && d->c.rec.state != SF_CONNECTING;
+    if (!recovery)
+        carrier(d, false);
     if (d->cfg.offloads && nf_tap_offload(&d->tap, nf_off_tun_flags(&(struct nf_txcaps){0})) < 0)
         nf_log(d, false, "TUNSETOFFLOAD on %s: %m", d->tap.name);
     neigh[0] = 0;
     /* A recovery (not the first handshake), and the shadow's: a plain
      * netfront (--shadow off) leaves the guest's budget alone. */
-    if (d->cfg.shadow && d->c.rec.state != SF_CONNECTING && len > 2) {
+    if (recovery && len > 2) {
         d->neigh_restore_at = 0;
         neigh[0] = ';';
         neigh[1] = ' ';
         nf_neigh_raise(&d->neigh, neigh + 2, len - 2);
     }
+}
+
+/* What link_down did to the carrier, for the fault's line. */
+static const char *carrier_word(const struct nf_dev *d)
+{
+    return d->tap.carrier ? "carrier kept on" : "carrier off";
 }
 
 void nf_dev_link_down(struct nf_dev *d)
@@ -241,7 +256,7 @@ void nf_dev_link_down(struct nf_dev *d)
     d->link_kept = false;
     char neigh[160];
     link_down(d, neigh, sizeof(neigh));
-    nf_log(d, false, "no switch to the standby after all: carrier off%s", neigh);
+    nf_log(d, false, "no switch to the standby after all: %s%s", carrier_word(d), neigh);
 }
 
 /* Take back what the dead connection never answered, then the link down. */
@@ -265,8 +280,9 @@ static void nf_isolate(void *arg, char *held, size_t len)
     d->link_kept = false;
     char neigh[160];
     link_down(d, neigh, sizeof(neigh));
-    snprintf(held, len, "carrier off, %u frames held, %u of them unanswered by it%s%s", d->held_n,
-             replay, d->cfg.shadow ? "" : "; shadow off: tx is dropped until reconnected", neigh);
+    snprintf(held, len, "%s, %u frames held, %u of them unanswered by it%s%s", carrier_word(d),
+             d->held_n, replay,
+             d->cfg.shadow ? "" : "; shadow off: tx is dropped until reconnected", neigh);
 }
 
 static void nf_fail(void *arg, char *what, size_t len)

@@ -214,8 +214,8 @@ wait $ppid 2>/dev/null
 # The interruption of each failover, from the probes: the fault to the end of the
 # last silence (no echo for over 100 ms: ASan builds on a busy machine show
 # silences of up to 60 ms any time) within 5 s of it - traffic steady again
-# (after a cold rewire the guest's kernel resolves the server again, up to a
-# retrans_time: its neighbour entries went with the carrier); the same from the
+# (a cold rewire waits for the new backend's handshake; the carrier stays
+# on, so the guest's neighbour entries stay resolved); the same from the
 # toolstack's rewrite of FE (the frontend's part: the rest is the stand-in
 # toolstack, each xensim command an ASan-built process); the time with no echo
 # (those silences); and the probes lost (never echoed: those sent while the
