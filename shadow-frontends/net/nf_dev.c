@@ -210,11 +210,13 @@ static void release_retired(struct nf_dev *d)
 
 /* The guest's link through an outage. A recovery of the shadow's keeps the
  * carrier on: the guest's tx is held (up to the bound: --max-held, 4 MiB)
- * and sent first to the next backend, so a TCP retransmission made during
- * the outage leaves at the reconnect instead of at its next timer - seconds
- * away after a cold restart's backoff - and the guest's neighbour entries,
- * which a carrier loss would flush, stay resolved (no re-resolution after
- * the reconnect); a network manager sees no link flap to act on
+ * and sent first to the next backend - among it the ACKs for the last data
+ * before the fault, which the dead backend never passed on, so a sender
+ * towards the guest goes on at the reconnect instead of at its backed-off
+ * timer (seconds away after a cold restart; with the carrier off they were
+ * dropped) - and the guest's neighbour entries, which a carrier loss would
+ * flush, stay resolved (no re-resolution after the reconnect); a network
+ * manager sees no link flap to act on
  * (systemd-networkd drops an interface's addresses on carrier loss unless
  * told otherwise). Without the shadow (--shadow off, what a plain netfront
  * does) or before the first connect, the carrier goes off. Either way:
