@@ -210,7 +210,6 @@ static struct op *op_new(struct sd_drv *drv, enum sd_drv_op kind, void *arg)
             o->used = true;
             o->kind = kind;
             o->arg = arg;
-            o->lxc.fd = -1;
             return o;
         }
     }
@@ -231,7 +230,6 @@ static int lx_create(struct sd_drv *drv, const struct sd_domconf *d, const char 
         seterr(err, len, "too many libxl operations in flight");
         return -1;
     }
-    o->domid = INVALID_DOMID;
     if (sd_lxc_start(drv->ctx, d, name, boost, &o->lxc, err, len) < 0) {
         op_free(o);
         return -1;
