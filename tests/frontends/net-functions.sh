@@ -17,6 +17,11 @@
 #   guest_ip               wait for eth0 in $NS_G, give it 10.0.0.2/24, up
 #   nf_key GUEST KEY       a key of the frontend dir (empty if absent)
 #   nf_live_n GUEST N      shadow/state live and shadow/recoveries >= N
+#   nf_recovering GUEST    shadow/state recovering
+#   net_crash_link_kept GUEST DOMID   crash driver domain DOMID (setting T_CRASH, ms),
+#                          wait for GUEST's frontend to be recovering, and 2 s into the
+#                          outage check that eth0 is up and 10.0.0.1 still in its
+#                          neighbour table (the carrier kept on through a recovery)
 #   rewire_vif GUEST DEVID DRV   point the frontend at DRV's backend in place, bump generation
 #   vif_be_add GUEST DRV DEVID [K=V...]   only the backend dir (a new driver domain's)
 #   replace_netback OLD NEW GUEST   the stand-in toolstack's recovery: destroy OLD, start NEW
@@ -145,6 +150,19 @@ net_sd_guest() {
 nf_key() { xenstore-read "$(vif_fe "$1" "$VIF")/$2" 2>/dev/null || true; }
 nf_live_n() {
     [ "$(nf_key "$1" shadow/state)" = live ] && [ "$(nf_key "$1" shadow/recoveries)" -ge "$2" ] 2>/dev/null
+}
+
+nf_recovering() { [ "$(nf_key "$1" shadow/state)" = recovering ]; }
+net_crash_link_kept() {
+    local g=$1 d=$2 state
+    T_CRASH=$((${EPOCHREALTIME/./} / 1000))
+    "$XENSIM" crash "$d" >/dev/null || fail "xensim crash $d"
+    wait_for 5 nf_recovering "$g"
+    sleep 2
+    state=$(in_g cat /sys/class/net/eth0/operstate)
+    [ "$state" = up ] || fail "eth0 is $state during the recovery: the carrier went off"
+    in_g ip neigh show dev eth0 | grep -q '^10.0.0.1 ' ||
+        fail "10.0.0.1 left the neighbour table: $(in_g ip neigh show dev eth0)"
 }
 
 rewire_vif() {
