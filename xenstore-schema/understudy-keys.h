@@ -77,6 +77,7 @@
 #define USK_SD_STANDBY         "standby"
 #define USK_SD_STANDBY_NONE    "none"    /* none now (one is booted once the domain is up) */
 #define USK_SD_STANDBY_BOOTING "booting" /* created, heartbeat not seen yet */
+#define USK_SD_STANDBY_HELD    "held"    /* booting, paused while a domain starts or recovers */
 #define USK_SD_STANDBY_READY   "ready"   /* promoted at the next failure */
 #define USK_SD_STANDBY_FAILED  "failed"  /* past its restart budget: failures restart cold */
 /* The standby's domid (decimal); absent while there is none. */

@@ -495,7 +495,8 @@ static void check_shadowd(struct ck *c)
         want_decimal(c, dir, USK_SD_STANDBY_DOMID, 0x7FEF, false);
         char *sb = rd(c, dir, USK_SD_STANDBY, 64);
         if (sb && strcmp(sb, USK_SD_STANDBY_NONE) && strcmp(sb, USK_SD_STANDBY_BOOTING) &&
-            strcmp(sb, USK_SD_STANDBY_READY) && strcmp(sb, USK_SD_STANDBY_FAILED))
+            strcmp(sb, USK_SD_STANDBY_HELD) && strcmp(sb, USK_SD_STANDBY_READY) &&
+            strcmp(sb, USK_SD_STANDBY_FAILED))
             viol(c, xsu_path(path, sizeof(path), dir, USK_SD_STANDBY),
                  "'%s' is not a standby state word", sb);
         free(sb);

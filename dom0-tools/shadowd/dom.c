@@ -55,6 +55,8 @@ const char *sd_standby_state_name(const struct sd_dom *d)
         return USK_SD_STANDBY_NONE;
     case SB_BOOTING:
         return USK_SD_STANDBY_BOOTING;
+    case SB_HELD:
+        return USK_SD_STANDBY_HELD;
     case SB_READY:
         return USK_SD_STANDBY_READY;
     case SB_FAILED:

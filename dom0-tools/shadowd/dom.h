@@ -42,6 +42,7 @@ enum sd_sbstate {
     SB_OFF = 0, /* not configured */
     SB_NONE,    /* none now: one is created at next_try_ms, while the domain is up */
     SB_BOOTING, /* created; its agent's first heartbeat not seen yet */
+    SB_HELD,    /* booting, but paused while a domain starts or recovers (standby.c) */
     SB_READY,   /* heartbeat seen: promoted at the next failure */
     SB_FAILED,  /* past its restart budget: failures restart cold */
 };
@@ -63,8 +64,10 @@ struct sd_standby {
     struct sd_inst inst; /* its domain, heartbeat, budget of replacements */
     uint64_t ready_ms;
     uint64_t next_try_ms;
-    bool replacing;  /* the next create replaces a failed standby: counts for its budget */
-    bool op_pending; /* a driver create/destroy in flight */
+    bool replacing;   /* the next create replaces a failed standby: counts for its budget */
+    bool op_pending;  /* a driver create/destroy in flight */
+    bool no_hold;     /* this one could not be paused: it boots on */
+    uint64_t held_ms; /* held (SB_HELD) since */
     uint64_t n_promotions, n_replacements;
     /* What the last look at every domain (sd_detect_release) saw of it, and
      * that look's number: a promotion found by the same look uses it. */

@@ -87,6 +87,9 @@ struct sd_drv_ops {
     /* Fault injection: stop the domain's vcpus / make it crash. 0 or -1. */
     int (*pause)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
     int (*crash)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
+    /* Let a domain stopped by pause() run again: a standby held through a
+     * recovery (standby.c). 0 or -1. */
+    int (*unpause)(struct sd_drv *drv, unsigned domid, char *err, size_t errlen);
     /* Domain domid of d (created with boost) serves: give it the
      * scheduler weight its config asks for. Optional (boot-weight is for
      * drivers that have it); idempotent. 0 or -1. */

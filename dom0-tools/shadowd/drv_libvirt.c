@@ -371,6 +371,21 @@ static int lv_pause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
     return rc < 0 ? -1 : 0;
 }
 
+static int lv_unpause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
+{
+    virDomainPtr dom = by_id(drv, domid, err, len);
+    if (!dom) {
+        if (errno == ENOENT)
+            seterr(err, len, "no running domain %u", domid);
+        return -1;
+    }
+    int rc = virDomainResume(dom);
+    if (rc < 0)
+        seterr(err, len, "libvirt: resuming domain %u: %s", domid, lverr());
+    virDomainFree(dom);
+    return rc < 0 ? -1 : 0;
+}
+
 static int lv_crash(struct sd_drv *drv, unsigned domid, char *err, size_t len)
 {
     virDomainPtr dom = by_id(drv, domid, err, len);
@@ -428,6 +443,7 @@ const struct sd_drv_ops sd_drv_libvirt = {
     .destroy = lv_destroy,
     .pause = lv_pause,
     .crash = lv_crash,
+    .unpause = lv_unpause,
     .watch = lv_watch,
     .unwatch = lv_unwatch,
     .prepoll = lv_prepoll,

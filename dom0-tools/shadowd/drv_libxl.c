@@ -263,6 +263,14 @@ static int lx_pause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
     return rc ? -1 : 0;
 }
 
+static int lx_unpause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
+{
+    int rc = libxl_domain_unpause(drv->ctx, domid, NULL);
+    if (rc)
+        seterr(err, len, "libxl_domain_unpause %u: error %d", domid, rc);
+    return rc ? -1 : 0;
+}
+
 static int lx_crash(struct sd_drv *drv, unsigned domid, char *err, size_t len)
 {
     int rc = libxl_send_sysrq(drv->ctx, domid, 'c');
@@ -408,6 +416,7 @@ const struct sd_drv_ops sd_drv_libxl = {
     .destroy = lx_destroy,
     .pause = lx_pause,
     .crash = lx_crash,
+    .unpause = lx_unpause,
     .settle = lx_settle,
     .watch = lx_watch,
     .unwatch = lx_unwatch,

@@ -139,6 +139,12 @@ static int pv_crash(struct sd_drv *drv, unsigned domid, char *err, size_t len)
     return call(drv, &req, &rep, NULL, err, len) < 0 ? -1 : 0;
 }
 
+static int pv_unpause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
+{
+    struct sd_privmsg req = {.type = SD_PRIV_UNPAUSE, .domid = domid}, rep;
+    return call(drv, &req, &rep, NULL, err, len) < 0 ? -1 : 0;
+}
+
 static int pv_settle(struct sd_drv *drv, const struct sd_domconf *d, unsigned domid, char *err,
                      size_t len)
 {
@@ -171,6 +177,7 @@ const struct sd_drv_ops sd_drv_priv = {
     .destroy = pv_destroy,
     .pause = pv_pause,
     .crash = pv_crash,
+    .unpause = pv_unpause,
     .settle = pv_settle,
     .watch = pv_watch,
     .unwatch = pv_unwatch,

@@ -291,6 +291,18 @@ static int xs_pause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
     return 0;
 }
 
+static int xs_unpause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
+{
+    if (ensure(drv, err, len) < 0)
+        return -1;
+    if (xsim_ctl_unpause(drv->ctl, domid) < 0) {
+        seterr(err, len, "xensim unpause %u: %s", domid, xsim_ctl_error(drv->ctl));
+        after_error(drv);
+        return -1;
+    }
+    return 0;
+}
+
 static int xs_crash(struct sd_drv *drv, unsigned domid, char *err, size_t len)
 {
     if (ensure(drv, err, len) < 0)
@@ -315,6 +327,7 @@ const struct sd_drv_ops sd_drv_xensim = {
     .destroy = xs_destroy,
     .pause = xs_pause,
     .crash = xs_crash,
+    .unpause = xs_unpause,
 };
 
 const struct sd_drv_ops *sd_drv_ops_for(enum sd_driver_kind k)

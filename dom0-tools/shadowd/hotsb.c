@@ -48,11 +48,13 @@
 #define HOT_MAX_VISIT  256   /* nodes of FE looked at to find them */
 #define HOT_COPY_DEPTH 3     /* levels below FE */
 
-/* The standby attachments may be to: one running (booting or ready). */
+/* The standby attachments may be to: one that exists (booting, held or ready). */
 static unsigned sb_domid(const struct sd_dom *d)
 {
     const struct sd_standby *s = &d->sb;
-    return (s->state == SB_READY || s->state == SB_BOOTING) && !s->op_pending ? s->inst.domid : 0;
+    return (s->state == SB_READY || s->state == SB_BOOTING || s->state == SB_HELD) && !s->op_pending
+               ? s->inst.domid
+               : 0;
 }
 
 static bool sb_ready(const struct sd_dom *d)

@@ -266,7 +266,7 @@ static void do_create(struct privd *p, const struct sd_privmsg *m, struct sd_pri
                rc == SD_DRV_PENDING ? " (pending)" : "", (unsigned long long)took);
 }
 
-/* destroy, pause, crash: only a domain of shadowd.conf's. */
+/* destroy, pause, unpause, crash: only a domain of shadowd.conf's. */
 static void do_act(struct privd *p, const struct sd_privmsg *m, struct sd_privmsg *r)
 {
     char why[200], err[SD_PRIV_ERR] = "";
@@ -302,6 +302,8 @@ static void do_act(struct privd *p, const struct sd_privmsg *m, struct sd_privms
             sd_privown_del(&p->own, k, m->domid);
     } else if (m->type == SD_PRIV_PAUSE) {
         rc = p->ops[k]->pause(p->drv[k], m->domid, err, sizeof(err));
+    } else if (m->type == SD_PRIV_UNPAUSE) {
+        rc = p->ops[k]->unpause(p->drv[k], m->domid, err, sizeof(err));
     } else {
         rc = p->ops[k]->crash(p->drv[k], m->domid, err, sizeof(err));
     }
@@ -389,6 +391,7 @@ static void handle(struct privd *p, const struct sd_privmsg *m, ssize_t len)
         case SD_PRIV_DESTROY:
         case SD_PRIV_PAUSE:
         case SD_PRIV_CRASH:
+        case SD_PRIV_UNPAUSE:
             do_act(p, m, &r);
             break;
         case SD_PRIV_SETTLE:

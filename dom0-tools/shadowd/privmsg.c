@@ -15,8 +15,8 @@ static const char *const type_names[SD_PRIV_TYPES] = {
     [SD_PRIV_FIND] = "find",       [SD_PRIV_INFO] = "info",       [SD_PRIV_CREATE] = "create",
     [SD_PRIV_DESTROY] = "destroy", [SD_PRIV_PAUSE] = "pause",     [SD_PRIV_CRASH] = "crash",
     [SD_PRIV_WATCH] = "watch",     [SD_PRIV_UNWATCH] = "unwatch", [SD_PRIV_LOOK] = "look",
-    [SD_PRIV_SETTLE] = "settle",   [SD_PRIV_HELLO] = "hello",     [SD_PRIV_REPLY] = "reply",
-    [SD_PRIV_DONE] = "done",       [SD_PRIV_CHANGED] = "changed",
+    [SD_PRIV_SETTLE] = "settle",   [SD_PRIV_UNPAUSE] = "unpause", [SD_PRIV_HELLO] = "hello",
+    [SD_PRIV_REPLY] = "reply",     [SD_PRIV_DONE] = "done",       [SD_PRIV_CHANGED] = "changed",
 };
 
 const char *sd_privmsg_type_name(uint32_t type)
@@ -168,7 +168,7 @@ int sd_privmsg_check(const struct sd_privmsg *m, ssize_t len, bool from_priv, ch
     int rc;
     if (from_priv) {
         rc = check_notice(m, w, sizeof(w));
-    } else if (m->type >= SD_PRIV_FIND && m->type <= SD_PRIV_SETTLE) {
+    } else if (m->type >= SD_PRIV_FIND && m->type <= SD_PRIV_UNPAUSE) {
         rc = check_request(m, w, sizeof(w));
     } else {
         snprintf(w, sizeof(w), "not a request type");

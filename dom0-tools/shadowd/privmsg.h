@@ -14,13 +14,15 @@
  *                                      one to serve: rc DONE + domid, or
  *                                      PENDING and a DONE later
  *     DESTROY  kind, domid             rc DONE, or PENDING and a DONE later
- *     PAUSE, CRASH  kind, domid        fault injection
+ *     PAUSE, CRASH  kind, domid        fault injection; PAUSE also holds a
+ *                                      standby through a recovery
  *     WATCH, UNWATCH kind, domid       CHANGED notifications for domid
  *     LOOK     kind, nlook, look[].domid   the states of several domains in
  *                                      one round trip (no names): look[].run,
  *                                      .reason, .shutdown_ms in the REPLY
  *     SETTLE   kind, domid             domid (created with F_BOOST) serves:
  *                                      its config's scheduler weight
+ *     UNPAUSE  kind, domid             let a held standby run again
  *   shadowd-priv -> shadowd
  *     HELLO    rc, err                 first message: the drivers are open
  *     REPLY    seq, rc, err_no, domid, st, err (LOOK: nlook, look[])
@@ -52,6 +54,7 @@ enum sd_priv_type {
     SD_PRIV_UNWATCH,
     SD_PRIV_LOOK,
     SD_PRIV_SETTLE,
+    SD_PRIV_UNPAUSE,
     SD_PRIV_HELLO,
     SD_PRIV_REPLY,
     SD_PRIV_DONE,

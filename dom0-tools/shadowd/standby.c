@@ -21,7 +21,15 @@
  * its own (a crash-looping image cannot loop); past that budget shadowd does
  * without one (failures restart cold) and says so. Guests lose nothing when
  * it goes: no frontend points at a standby until it is promoted, and its
- * idle connections are removed with it (hotsb.c). */
+ * idle connections are removed with it (hotsb.c).
+ *
+ * Never during a recovery: a standby is not created while any domain of
+ * this shadowd starts or recovers, and one that is booting then (its create
+ * was under way when the failure came) is held - paused, state "held" -
+ * until that is over, so its boot does not take the CPU the recovering
+ * domain's boot needs (on real Xen under emulation the two boots side by
+ * side double each other's time). Its boot-timeout counts from the release.
+ * A standby that is ready stays running: it idles. */
 #define _GNU_SOURCE
 #include "standby.h"
 
@@ -42,6 +50,16 @@
 static struct sd_drv *drv_of(struct sd_dom *d)
 {
     return d->sd->drv[d->conf->driver];
+}
+
+/* A domain of this shadowd starting or recovering, or NULL. */
+static const struct sd_dom *busy_dom(const struct sd_dom *d)
+{
+    const struct sd *sd = d->sd;
+    for (unsigned i = 0; i < sd->ndoms; i++)
+        if (sd->doms[i].state == DS_RECOVERING)
+            return &sd->doms[i];
+    return NULL;
 }
 
 static uint64_t sb_backoff(const struct sd_dom *d)
@@ -83,6 +101,7 @@ static void sb_created(struct sd_dom *d, unsigned domid, bool adopted)
     char name[80];
     s->inst.hb.start_ms = now;
     s->ready_ms = 0;
+    s->no_hold = false;
     sb_set(d, SB_BOOTING, domid);
     sd_dlog(d, "standby: domain %u %s as %s%s", domid, adopted ? "adopted" : "created",
             sd_inst_name(&d->sb.inst, name, sizeof(name)),
@@ -124,6 +143,40 @@ static void sb_failed(struct sd_dom *d, const char *fmt, ...)
             old, why, (unsigned long long)(s->next_try_ms - now));
 }
 
+/* Pause the booting standby while busy starts or recovers (see the top). */
+static void sb_hold(struct sd_dom *d, const struct sd_dom *busy)
+{
+    struct sd_standby *s = &d->sb;
+    char err[256] = "";
+    if (!d->ops->unpause || d->ops->pause(drv_of(d), s->inst.domid, err, sizeof(err)) < 0) {
+        s->no_hold = true; /* once: it boots on */
+        sd_dlog(d, "standby: cannot hold domain %u while %s %s: %s; it boots on", s->inst.domid,
+                busy->conf->name, sd_state_name(busy),
+                d->ops->unpause ? err : "the driver cannot unpause");
+        return;
+    }
+    s->held_ms = sd_now();
+    sb_set(d, SB_HELD, s->inst.domid);
+    sd_dlog(d, "standby: domain %u held (paused) while %s is %s; its boot goes on after",
+            s->inst.domid, busy->conf->name, sd_state_name(busy));
+}
+
+/* Nothing starts or recovers any more: let the held standby boot on. */
+static void sb_release(struct sd_dom *d)
+{
+    struct sd_standby *s = &d->sb;
+    char err[256] = "";
+    if (d->ops->unpause(drv_of(d), s->inst.domid, err, sizeof(err)) < 0) {
+        sb_failed(d, "cannot unpause it after holding it: %s", err);
+        return;
+    }
+    uint64_t now = sd_now();
+    s->inst.hb.start_ms = now; /* its boot-timeout counts from here */
+    sb_set(d, SB_BOOTING, s->inst.domid);
+    sd_dlog(d, "standby: domain %u released after %llu ms held; booting on", s->inst.domid,
+            (unsigned long long)(now - s->held_ms));
+}
+
 void sd_standby_heartbeat(struct sd_dom *d)
 {
     struct sd_standby *s = &d->sb;
@@ -142,7 +195,7 @@ bool sd_standby_lookable(const struct sd_dom *d)
 {
     const struct sd_standby *s = &d->sb;
     return drv_of((struct sd_dom *)d) && s->inst.domid &&
-           (s->state == SB_BOOTING || s->state == SB_READY);
+           (s->state == SB_BOOTING || s->state == SB_HELD || s->state == SB_READY);
 }
 
 /* What a look saw of the standby: replaced later if it is dead. */
@@ -272,13 +325,21 @@ void sd_standby_tick(struct sd_dom *d, uint64_t now)
         /* Booted only while the domain is up: never competing with a
          * recovery; and not before the domain fenced at the last promotion
          * is destroyed, which has the name the standby is created under. */
-        if (d->state == DS_UP && now >= s->next_try_ms && !d->reap.inst.domid)
+        if (d->state == DS_UP && now >= s->next_try_ms && !d->reap.inst.domid && !busy_dom(d))
             sb_create(d, now);
         break;
-    case SB_BOOTING:
-        if (c->heartbeat_timeout_ms && now > s->inst.hb.start_ms + c->boot_timeout_ms)
+    case SB_BOOTING: {
+        const struct sd_dom *busy = s->no_hold ? NULL : busy_dom(d);
+        if (busy)
+            sb_hold(d, busy);
+        else if (c->heartbeat_timeout_ms && now > s->inst.hb.start_ms + c->boot_timeout_ms)
             sb_failed(d, "no heartbeat within boot-timeout (%llu ms)",
                       (unsigned long long)c->boot_timeout_ms);
+        break;
+    }
+    case SB_HELD:
+        if (!busy_dom(d))
+            sb_release(d);
         break;
     case SB_READY:
         if (c->heartbeat_timeout_ms && now > s->inst.hb.change_ms + c->heartbeat_timeout_ms) {
@@ -303,7 +364,9 @@ uint64_t sd_standby_wake(const struct sd_dom *d)
         return UINT64_MAX;
     switch (s->state) {
     case SB_NONE:
-        return d->state == DS_UP && !d->reap.inst.domid ? s->next_try_ms : UINT64_MAX;
+        /* a recovery's end turns the loop; a wake before it would spin */
+        return d->state == DS_UP && !d->reap.inst.domid && !busy_dom(d) ? s->next_try_ms
+                                                                        : UINT64_MAX;
     case SB_BOOTING:
         return c->heartbeat_timeout_ms ? s->inst.hb.start_ms + c->boot_timeout_ms + 1 : UINT64_MAX;
     case SB_READY: {
@@ -403,6 +466,11 @@ void sd_standby_startup(struct sd_dom *d)
         if (recorded && recorded != domid)
             sd_dlog(d, "standby: %s is domain %u now (recorded: %u)", name, domid, recorded);
         sb_created(d, domid, true);
+        if (st.run == SD_RUN_PAUSED && d->sb.state == SB_BOOTING) {
+            /* held by the shadowd before us: released when nothing recovers */
+            d->sb.held_ms = sd_now();
+            sb_set(d, SB_HELD, domid);
+        }
         return;
     }
     sd_dlog(d, "standby: domain %u (%s) found shut down; destroying it", domid, name);

@@ -173,6 +173,8 @@ static void outside_config(unsigned guest)
              EPERM);
     send_req("crash of a guest", req(SD_PRIV_CRASH, SD_DRIVER_XENSIM, guest, NULL, NULL), -1,
              EPERM);
+    send_req("unpause of a guest", req(SD_PRIV_UNPAUSE, SD_DRIVER_XENSIM, guest, NULL, NULL), -1,
+             EPERM);
     send_req("settle of a guest", req(SD_PRIV_SETTLE, SD_DRIVER_XENSIM, guest, NULL, NULL), -1,
              EPERM);
 }
@@ -219,6 +221,7 @@ static void allowed(unsigned drv, unsigned guest)
     send_req("settle of a domain that does not exist",
              req(SD_PRIV_SETTLE, SD_DRIVER_XENSIM, SD_PRIV_DOMMAX, NULL, NULL), -1, EPERM);
     send_req("pause of drv", req(SD_PRIV_PAUSE, SD_DRIVER_XENSIM, drv, NULL, NULL), 0, 0);
+    send_req("unpause of drv", req(SD_PRIV_UNPAUSE, SD_DRIVER_XENSIM, drv, NULL, NULL), 0, 0);
 }
 
 int main(int argc, char **argv)

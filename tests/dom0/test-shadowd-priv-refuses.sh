@@ -22,18 +22,19 @@ rc=$?
 echo "$out"
 [ $rc -eq 0 ] || fail "privpoke: $(echo "$out" | grep FAIL) $(cat "$TEST_TMP/priv.log")"
 
-# Refused, with a log line each: 28 malformed (7 of them looks, 2 settles), 12 outside
-# the config or past what its driver does (3 of them settles).
+# Refused, with a log line each: 28 malformed (7 of them looks, 2 settles), 13 outside
+# the config or past what its driver does (3 of them settles, 1 an unpause).
 expect_eq "malformed requests logged" \
     "$(grep -c 'shadowd-priv\[.*\]: refused a malformed request' "$TEST_TMP/priv.log")" 28
 expect_eq "requests outside the config logged" \
-    "$(grep -cE 'shadowd-priv\[.*\]: refused (find|create|destroy|pause|crash|settle) request' "$TEST_TMP/priv.log")" 12
+    "$(grep -cE 'shadowd-priv\[.*\]: refused (find|create|destroy|pause|unpause|crash|settle) request' "$TEST_TMP/priv.log")" 13
 grep -q "refused destroy request: domain $guest ('guest') is not one of the xensim domains of $SD_CONF" \
     "$TEST_TMP/priv.log" || fail "no reason for the refused destroy: $(cat "$TEST_TMP/priv.log")"
-grep -q "40 requests refused in this run" "$TEST_TMP/priv.log" || fail "refusals not counted"
+grep -q "41 requests refused in this run" "$TEST_TMP/priv.log" || fail "refusals not counted"
 
-# And did nothing: the guest runs, nothing was created; drv was paused (allowed).
+# And did nothing: the guest runs, nothing was created; drv was paused and
+# unpaused (allowed).
 expect_eq "guest" "$("$XENSIM" info "$guest" | sed -n 's/^state=//p')" running
-expect_eq "drv" "$("$XENSIM" info "$drv" | sed -n 's/^state=//p')" paused
+expect_eq "drv" "$("$XENSIM" info "$drv" | sed -n 's/^state=//p')" running
 expect_eq "domains" "$("$XENSIM" list | wc -l)" "$before"
 exit 0

@@ -122,6 +122,7 @@ static void from_priv(void)
     CHECK(sd_privmsg_check(&m, sizeof(m), true, why, sizeof(why)) < 0);
     CHECK(!strcmp(sd_privmsg_type_name(SD_PRIV_DESTROY), "destroy"));
     CHECK(!strcmp(sd_privmsg_type_name(SD_PRIV_SETTLE), "settle"));
+    CHECK(!strcmp(sd_privmsg_type_name(SD_PRIV_UNPAUSE), "unpause"));
     CHECK(!strcmp(sd_privmsg_type_name(0), "?"));
 }
 
