@@ -5,6 +5,15 @@
  *  - hang: the agent's heartbeat (USK_DRV_HEARTBEAT) has not changed for
  *    heartbeat-timeout, or never appeared within boot-timeout of a start.
  *    Only changes count: values are not comparable across domains;
+ *  - teardown: the domain's console dir (which the toolstack writes at its
+ *    create and removes when it destroys it) went away while the driver
+ *    says the domain is paused, dying or gone. `xl destroy` (libxl's
+ *    destroy, which libvirt's libxl driver uses too) pauses the domain,
+ *    then removes its own devices - console first, then its vifs and vbds
+ *    with their hotplug scripts - then its xenstore dir, then destroys it:
+ *    @releaseDomain comes 1.1-1.5 s after the pause under emulation, the
+ *    console's removal 0.2-0.3 s after it. No pause-timeout: nothing but a
+ *    destroy removes a paused domain's console;
  *  - pause: the heartbeat has not changed for pause-timeout and the driver
  *    says the domain is paused. A paused domain runs no vcpu, so its
  *    heartbeat cannot move however fast the host is: no need to wait for
@@ -197,6 +206,41 @@ void sd_detect_heartbeat(struct sd_dom *d)
             d->state == DS_UP ? "shadowd started watching" : "its start");
     if (d->state != DS_RECOVERING)
         sd_detect_settle(d); /* else at the recovery's end (recover.c) */
+}
+
+void sd_detect_console(struct sd_dom *d)
+{
+    struct xs_handle *xs = d->sd->xs;
+    unsigned n = 0;
+    char **ents = xs ? xs_directory(xs, XBT_NULL, d->console_path, &n) : NULL;
+    bool present = ents || errno != ENOENT;
+    free(ents);
+    if (present || !d->console_seen) {
+        d->console_seen = d->console_seen || present;
+        return; /* it exists (or never did: a domain without one, xensim's) */
+    }
+    d->console_seen = false; /* once per domain */
+    struct sd_drv *drv = d->sd->drv[d->conf->driver];
+    struct sd_domstat st;
+    char err[256];
+    if (!checkable(d) || d->state != DS_UP || !drv)
+        return;
+    if (d->ops->info(drv, d->srv.domid, &st, err, sizeof(err)) < 0) {
+        sd_dlog(d, "domain %u: its console dir went away; cannot look at it: %s", d->srv.domid,
+                err);
+        return;
+    }
+    if (st.run == SD_RUN_RUNNING) {
+        sd_dlog(d, "domain %u: its console dir went away while it runs: not a failure",
+                d->srv.domid);
+        return;
+    }
+    if (st.run == SD_RUN_PAUSED)
+        sd_recover_start(d, RK_FAILURE, SRC_PAUSE, sd_now(),
+                         "domain %u: paused and its console removed (a toolstack destroys it)",
+                         d->srv.domid);
+    else
+        judge_dom(d, &st, 0);
 }
 
 /* How often a domain whose heartbeat is still but which runs is asked again. */

@@ -14,6 +14,7 @@ void sd_detect_changed(struct sd *sd, unsigned domid); /* a driver says domid ch
  * domains' ticks, so that a recovery it starts promotes in the same turn). */
 void sd_detect_look(struct sd *sd);
 void sd_detect_heartbeat(struct sd_dom *d); /* the heartbeat key changed */
+void sd_detect_console(struct sd_dom *d);   /* something in its console dir changed */
 /* A domain created at boot-weight serves: its config's weight again. */
 void sd_detect_settle(struct sd_dom *d);
 void sd_detect_report(struct sd_dom *d, struct sd_dev *v);

@@ -118,6 +118,10 @@ struct sd_dom {
     unsigned nreporters;
     char lone_why[160];     /* the last lone report, for the reason if the domain corroborates it */
     uint64_t pause_next_ms; /* a still heartbeat's domain found running: ask again then */
+    /* The serving domain's console dir, watched: its removal while the
+     * domain is paused is a toolstack's destroy under way (detect.c). */
+    char console_path[48];
+    bool console_seen;
     struct sd_reporter guest_triggers[SD_MAX_RESTARTS]; /* report-triggered recoveries */
     unsigned ntriggers;
     /* the recovery in progress (state DS_RECOVERING) */

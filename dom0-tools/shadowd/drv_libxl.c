@@ -394,11 +394,19 @@ static void lx_postpoll(struct sd_drv *drv, struct pollfd *fds, int n)
         if (!o->used || !o->done)
             continue;
         char err[96] = "";
-        if (o->rc)
-            snprintf(err, sizeof(err), "libxl error %d", o->rc);
         void *arg = o->arg;
         unsigned domid = o->domid;
         int rc = o->rc ? -1 : 0;
+        /* Someone else's destroy of the same domain (`xl destroy`, which a
+         * recovery can begin during: detect.c, teardown) may have made ours
+         * fail: a domain that is dying or gone is destroyed all the same. */
+        struct sd_domstat st;
+        char ierr[96];
+        if (rc && lx_info(drv, domid, &st, ierr, sizeof(ierr)) == 0 &&
+            (st.run == SD_RUN_GONE || st.run == SD_RUN_DYING))
+            rc = 0;
+        else if (rc)
+            snprintf(err, sizeof(err), "libxl error %d", o->rc);
         op_free(o);
         drv->hooks.done(drv->hooks.ctx, arg, SD_OP_DESTROY, rc, domid, err);
     }

@@ -60,6 +60,11 @@ static void dispatch(struct sd *sd, const char *path, const char *tok)
         if (!strcmp(path, d->srv.hb.path))
             sd_detect_heartbeat(d);
         break;
+    case TOKEN_CONSOLE:
+        if (d->console_path[0] && !strncmp(path, d->console_path, strlen(d->console_path)) &&
+            (!path[strlen(d->console_path)] || path[strlen(d->console_path)] == '/'))
+            sd_detect_console(d);
+        break;
     case TOKEN_SB:
         if (!strcmp(path, d->sb.inst.hb.path))
             sd_standby_heartbeat(d);

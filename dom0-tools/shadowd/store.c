@@ -73,6 +73,7 @@ void sd_store_watch_dom(struct sd_dom *d)
         snprintf(path, sizeof(path), "/local/domain/%u/" PVK_BACKEND, d->srv.watched_domid);
         unwatch(sd, path, TOKEN_BACKEND, d->idx);
         unwatch(sd, d->srv.hb.path, TOKEN_HB, d->idx);
+        unwatch(sd, d->console_path, TOKEN_CONSOLE, d->idx);
         if (sd->drv[d->conf->driver] && d->ops->unwatch)
             d->ops->unwatch(sd->drv[d->conf->driver], d->srv.watched_domid);
     }
@@ -81,6 +82,8 @@ void sd_store_watch_dom(struct sd_dom *d)
     d->srv.hb.interval_ms = 0;
     d->srv.hb.value[0] = 0;
     d->srv.hb.path[0] = 0;
+    d->console_path[0] = 0;
+    d->console_seen = false;
     if (!d->srv.domid)
         return;
     snprintf(d->srv.hb.path, sizeof(d->srv.hb.path), "/local/domain/%u/%s", d->srv.domid,
@@ -88,6 +91,8 @@ void sd_store_watch_dom(struct sd_dom *d)
     snprintf(path, sizeof(path), "/local/domain/%u/" PVK_BACKEND, d->srv.domid);
     watch(sd, path, TOKEN_BACKEND, d->idx);
     watch(sd, d->srv.hb.path, TOKEN_HB, d->idx);
+    snprintf(d->console_path, sizeof(d->console_path), "/local/domain/%u/console", d->srv.domid);
+    watch(sd, d->console_path, TOKEN_CONSOLE, d->idx);
     if (d->ops->watch && d->ops->watch(sd->drv[d->conf->driver], d->srv.domid) < 0)
         sd_dlog(d, "driver cannot watch domain %u for death; relying on @releaseDomain",
                 d->srv.domid);

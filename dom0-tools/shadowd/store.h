@@ -13,6 +13,7 @@ struct sd_dev;
 #define TOKEN_HB      'H' /* H<dom index>: the serving domain's agent heartbeat */
 #define TOKEN_FE      'F' /* F<dom index>: a recorded device's frontend dir */
 #define TOKEN_SB      'S' /* S<dom index>: the standby's heartbeat */
+#define TOKEN_CONSOLE 'C' /* C<dom index>: the serving domain's console dir (detect.c) */
 
 int sd_store_open(struct sd *sd); /* connect, watch @releaseDomain */
 void sd_store_close(struct sd *sd);
