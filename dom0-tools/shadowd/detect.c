@@ -59,7 +59,9 @@ static bool checkable(const struct sd_dom *d)
     if (!d->sd->drv[d->conf->driver] || !d->srv.domid || d->state == DS_FAILED ||
         d->startup_pending)
         return false;
-    return !(d->state == DS_RECOVERING && d->rec.phase == PH_RESTART);
+    if (d->state == DS_RECOVERING && d->rec.phase == PH_RESTART)
+        return d->rec.teardown_until && !d->rec.destroyed && d->rec.old_domid == d->srv.domid;
+    return true;
 }
 
 /* What a look at the serving domain saw: a recovery if it is dead. look_id:
@@ -208,6 +210,11 @@ void sd_detect_heartbeat(struct sd_dom *d)
         sd_detect_settle(d); /* else at the recovery's end (recover.c) */
 }
 
+/* How long a cold restart leaves the old domain to the toolstack that is
+ * destroying it (`xl destroy` took 1.1-1.5 s from its pause to the
+ * domain's release on Xen in QEMU) before destroying it itself. */
+#define SD_TEARDOWN_WAIT_MS 10000
+
 void sd_detect_console(struct sd_dom *d)
 {
     struct xs_handle *xs = d->sd->xs;
@@ -241,6 +248,10 @@ void sd_detect_console(struct sd_dom *d)
                          d->srv.domid);
     else
         judge_dom(d, &st, 0);
+    struct sd_recovery *r = &d->rec;
+    if (d->state == DS_RECOVERING && r->phase == PH_RESTART && r->old_domid == d->srv.domid &&
+        !r->attempts)
+        r->teardown_until = sd_now() + SD_TEARDOWN_WAIT_MS;
 }
 
 /* How often a domain whose heartbeat is still but which runs is asked again. */

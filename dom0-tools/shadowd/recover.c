@@ -178,6 +178,7 @@ void sd_recover_start(struct sd_dom *d, enum sd_rkind kind, enum sd_source src,
         r->old_domid = r->new_domid;
         r->new_domid = 0;
         r->old_final = false;
+        r->teardown_until = 0;
         r->look_id = 0;
         r->sb_looked = false;
         r->phase = PH_RESTART;
@@ -331,8 +332,8 @@ static int take_out_old(struct sd_dom *d, struct sd_drv *drv, bool fence_ok)
         attempt_failed(d, "looking at the old domain", err);
         return -1;
     }
-    if (st.run == SD_RUN_GONE) {
-        r->destroyed = true;
+    if (st.run == SD_RUN_GONE || (st.run == SD_RUN_DYING && r->teardown_until && !fence_ok)) {
+        r->destroyed = true; /* gone, or going: its toolstack's destroy finishes it */
         return 0;
     }
     if (fence_ok) {
@@ -361,12 +362,26 @@ static int take_out_old(struct sd_dom *d, struct sd_drv *drv, bool fence_ok)
     return 0;
 }
 
+/* A cold restart leaves the old domain to the toolstack destroying it (a
+ * teardown, detect.c) until it is dying or gone - the look at every domain
+ * that @releaseDomain brings sees that - or until teardown_until; its own
+ * destroy would only wait for the toolstack's, and doubled the device
+ * teardown (2.2-3.0 s from the detection to the create on Xen in QEMU,
+ * against 0.1-0.4 s when the detection was the death). */
+static bool teardown_wait(const struct sd_dom *d, uint64_t now)
+{
+    const struct sd_recovery *r = &d->rec;
+    return r->teardown_until && now < r->teardown_until && !r->destroyed && !r->op_pending &&
+           !sd_standby_ready(d) &&
+           !(r->old_final && (r->old_st.run == SD_RUN_GONE || r->old_st.run == SD_RUN_DYING));
+}
+
 static void step_restart(struct sd_dom *d, uint64_t now)
 {
     struct sd_recovery *r = &d->rec;
     struct sd_drv *drv = d->sd->drv[d->conf->driver];
     char err[256] = "";
-    if (r->op_pending || now < r->next_try_ms)
+    if (r->op_pending || now < r->next_try_ms || teardown_wait(d, now))
         return;
     if (!drv) {
         r->next_try_ms = now + STARTUP_RETRY_MS;
@@ -687,7 +702,7 @@ uint64_t sd_dom_wake(const struct sd_dom *d)
         switch (d->rec.phase) {
         case PH_RESTART:
             if (!d->rec.op_pending)
-                AT(d->rec.next_try_ms);
+                AT(teardown_wait(d, now) ? d->rec.teardown_until : d->rec.next_try_ms);
             break;
         case PH_REWIRE:
             AT(d->rec.next_try_ms > now ? d->rec.next_try_ms : now);

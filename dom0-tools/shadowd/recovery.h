@@ -44,6 +44,10 @@ struct sd_recovery {
      * Not persisted: a resumed recovery looks again. */
     bool old_final;
     struct sd_domstat old_st;
+    /* A toolstack is destroying the old domain (detect.c, teardown): a cold
+     * restart waits until then for it to be dying or gone instead of racing
+     * that destroy with its own. 0: not so. Not persisted. */
+    uint64_t teardown_until;
 };
 
 const char *sd_phase_name(enum sd_phase p);
