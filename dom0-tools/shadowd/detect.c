@@ -64,14 +64,37 @@ static bool checkable(const struct sd_dom *d)
     return true;
 }
 
+/* How long a cold restart leaves the old domain to the toolstack that is
+ * destroying it (`xl destroy` took 1.1-1.5 s from its pause to the
+ * domain's release on Xen in QEMU) before destroying it itself. */
+#define SD_TEARDOWN_WAIT_MS 10000
+
 /* What a look at the serving domain saw: a recovery if it is dead. look_id:
  * the look at every domain it came from. */
 static void judge_dom(struct sd_dom *d, const struct sd_domstat *st, unsigned look_id)
 {
     uint64_t now = sd_now();
+    bool console_gone = d->console_gone;
+    d->console_gone = false;
     switch (st->run) {
     case SD_RUN_RUNNING:
+        if (console_gone && d->state == DS_UP)
+            sd_dlog(d, "domain %u: its console dir went away while it runs: not a failure",
+                    d->srv.domid);
+        return;
     case SD_RUN_PAUSED: /* a pause longer than heartbeat-timeout is a hang */
+        if (console_gone && d->state == DS_UP) {
+            sd_recover_start(d, RK_FAILURE, SRC_PAUSE, now,
+                             "domain %u: paused and its console removed (a toolstack destroys it)",
+                             d->srv.domid);
+            struct sd_recovery *r = &d->rec;
+            if (d->state == DS_RECOVERING && r->old_domid == d->srv.domid) {
+                r->teardown_until = now + SD_TEARDOWN_WAIT_MS;
+                r->look_id = look_id; /* the standby is in the same look */
+                r->old_st = *st;      /* paused: fenced, for a promotion */
+                r->old_final = true;
+            }
+        }
         return;
     case SD_RUN_GONE:
         sd_recover_start(d, RK_FAILURE, SRC_DEATH, now, "domain %u is gone", d->srv.domid);
@@ -210,11 +233,6 @@ void sd_detect_heartbeat(struct sd_dom *d)
         sd_detect_settle(d); /* else at the recovery's end (recover.c) */
 }
 
-/* How long a cold restart leaves the old domain to the toolstack that is
- * destroying it (`xl destroy` took 1.1-1.5 s from its pause to the
- * domain's release on Xen in QEMU) before destroying it itself. */
-#define SD_TEARDOWN_WAIT_MS 10000
-
 void sd_detect_console(struct sd_dom *d)
 {
     struct xs_handle *xs = d->sd->xs;
@@ -227,31 +245,12 @@ void sd_detect_console(struct sd_dom *d)
         return; /* it exists (or never did: a domain without one, xensim's) */
     }
     d->console_seen = false; /* once per domain */
-    struct sd_drv *drv = d->sd->drv[d->conf->driver];
-    struct sd_domstat st;
-    char err[256];
-    if (!checkable(d) || d->state != DS_UP || !drv)
+    if (!checkable(d) || d->state != DS_UP)
         return;
-    if (d->ops->info(drv, d->srv.domid, &st, err, sizeof(err)) < 0) {
-        sd_dlog(d, "domain %u: its console dir went away; cannot look at it: %s", d->srv.domid,
-                err);
-        return;
-    }
-    if (st.run == SD_RUN_RUNNING) {
-        sd_dlog(d, "domain %u: its console dir went away while it runs: not a failure",
-                d->srv.domid);
-        return;
-    }
-    if (st.run == SD_RUN_PAUSED)
-        sd_recover_start(d, RK_FAILURE, SRC_PAUSE, sd_now(),
-                         "domain %u: paused and its console removed (a toolstack destroys it)",
-                         d->srv.domid);
-    else
-        judge_dom(d, &st, 0);
-    struct sd_recovery *r = &d->rec;
-    if (d->state == DS_RECOVERING && r->phase == PH_RESTART && r->old_domid == d->srv.domid &&
-        !r->attempts)
-        r->teardown_until = sd_now() + SD_TEARDOWN_WAIT_MS;
+    /* Judged by a look at every domain (judge_dom), which sees the standby
+     * too: one driver call before a promotion, not two. */
+    d->console_gone = true;
+    d->sd->look_due = true;
 }
 
 /* How often a domain whose heartbeat is still but which runs is asked again. */

@@ -122,6 +122,7 @@ struct sd_dom {
      * domain is paused is a toolstack's destroy under way (detect.c). */
     char console_path[48];
     bool console_seen;
+    bool console_gone;                                  /* ... gone: the next look judges it */
     struct sd_reporter guest_triggers[SD_MAX_RESTARTS]; /* report-triggered recoveries */
     unsigned ntriggers;
     /* the recovery in progress (state DS_RECOVERING) */

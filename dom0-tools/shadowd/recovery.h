@@ -39,7 +39,8 @@ struct sd_recovery {
     bool fenced;          /* the old domain is fenced, not destroyed: destroyed after (fence.c) */
     bool resumed;         /* by a restarted shadowd: a device may be rewired already */
     /* The old domain as the detection saw it, when that was final (shut
-     * down, dying, gone: no domain comes back from them): taking it out
+     * down, dying, gone: no domain comes back from them; or paused while a
+     * toolstack destroys it, teardown_until): taking it out
      * needs no second look through the driver (210 ms on Xen in QEMU).
      * Not persisted: a resumed recovery looks again. */
     bool old_final;

@@ -84,6 +84,7 @@ void sd_store_watch_dom(struct sd_dom *d)
     d->srv.hb.path[0] = 0;
     d->console_path[0] = 0;
     d->console_seen = false;
+    d->console_gone = false;
     if (!d->srv.domid)
         return;
     snprintf(d->srv.hb.path, sizeof(d->srv.hb.path), "/local/domain/%u/%s", d->srv.domid,
