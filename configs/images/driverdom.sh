@@ -31,6 +31,8 @@ MODS=(xen-evtchn xen-gntdev xen-gntalloc xen-blkfront xen-netfront tun bridge xe
 # driver domain would load its card's driver instead).
 SNDMODS=(snd-aloop)
 BINS=(understudy-agent blkback netback sndback)
+# xenstore-utils: the init's rescue of an uplink vif the kernel missed
+PROGS=(/usr/bin/xenstore-read /usr/bin/xenstore-write /usr/bin/xenstore-list)
 # alsa-lib's configuration (sndback opens its PCMs by ALSA name): alsa.conf and
 # what it includes, not the UCM and topology files a card without a codec
 # never reads.
@@ -52,6 +54,10 @@ MODLIST=etc/modules.snd add_modules "$R" "$KVER" "$KS/rootfs" "${SNDMODS[@]}"
 for b in "${BINS[@]}"; do
     [ -x "$BINDIR/$b" ] || die "$BINDIR/$b missing (make all first)"
     copy_with_libs "$R" "$BINDIR/$b" "/usr/lib/understudy/$b"
+done
+for p in "${PROGS[@]}"; do
+    [ -x "$p" ] || die "$p missing (xenstore-utils: make deps)"
+    copy_with_libs "$R" "$p" "$p"
 done
 copy_libgcc "$R"
 for c in "${ALSA_CONF[@]}"; do
