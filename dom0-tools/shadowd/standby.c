@@ -26,9 +26,10 @@
  * Never during a recovery: a standby is not created while any domain of
  * this shadowd starts or recovers, and one that is booting then (its create
  * was under way when the failure came) is held - paused, state "held" -
- * until that is over, so its boot does not take the CPU the recovering
- * domain's boot needs (on real Xen under emulation the two boots side by
- * side double each other's time). Its boot-timeout counts from the release.
+ * until that is over, so its boot does not take the host the recovering
+ * domain's boot needs (on Xen in QEMU a crash during a standby's create,
+ * the two booting side by side, paused a guest's traffic 37 s). Its
+ * boot-timeout counts from the release.
  * A standby that is ready stays running: it idles. */
 #define _GNU_SOURCE
 #include "standby.h"
