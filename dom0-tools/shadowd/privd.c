@@ -303,7 +303,9 @@ static void do_act(struct privd *p, const struct sd_privmsg *m, struct sd_privms
     } else if (m->type == SD_PRIV_PAUSE) {
         rc = p->ops[k]->pause(p->drv[k], m->domid, err, sizeof(err));
     } else if (m->type == SD_PRIV_UNPAUSE) {
-        rc = p->ops[k]->unpause(p->drv[k], m->domid, err, sizeof(err));
+        rc = p->ops[k]->unpause ? p->ops[k]->unpause(p->drv[k], m->domid, err, sizeof(err)) : -1;
+        if (!p->ops[k]->unpause)
+            snprintf(err, sizeof(err), "the %s driver cannot unpause", p->ops[k]->name);
     } else {
         rc = p->ops[k]->crash(p->drv[k], m->domid, err, sizeof(err));
     }
