@@ -25,6 +25,10 @@
 #   sd_recorded_is / sd_state_is / sd_phase_is / sd_attempts_is NAME VALUE  (for wait_for)
 #   expect_check_clean            shadowctl check finds no violation
 #   sd_log_has REGEX              shadowd's log matches
+#   sd_detections SOURCE [NAME]   failures of NAME (default drv) shadowd found by SOURCE
+#                                 (death, heartbeat, report, planned, pause), from its metrics
+#   sb_state / sb_domid [NAME]    the state / domid of NAME's standby (default drv)
+#   now_ms                        the wall clock in ms (no process)
 #   sd_one_device_setup           the common start of the crash tests: shadowd with domain drv
 #                                 (D1), guest G with vbd 51712 (cache=writeback rate=10Mb/s)
 #                                 and its frontend connected and recorded; FE is its dir,
@@ -234,6 +238,12 @@ $out"
 }
 
 sd_log_has() { grep -qE "$1" "$SD_LOG"; }
+sd_detections() {
+    sdctl metrics | sed -n "s/^shadowd_detections_total{domain=\"${2:-drv}\",source=\"$1\"} //p"
+}
+sb_state() { sd_q "${1:-drv}" '.standby.state'; }
+sb_domid() { sd_q "${1:-drv}" '.standby.domid'; }
+now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
 sd_one_device_setup() {
     start_sim

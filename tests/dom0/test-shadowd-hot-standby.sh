@@ -19,7 +19,6 @@ sd_domain drv "standby on" "restart-budget 10"
 sd_start
 d1=$(sd_wait_up drv)
 
-sb_domid() { sd_q drv '.standby.domid'; }
 _sb_ready_other() {
     [ "$(sd_q drv .standby.state)" = ready ] || return 1
     local s x

@@ -16,8 +16,6 @@ dev_add "$g" "$d1" 51712
 fe_start "$g" 51712 --deadline-ms 30000
 wait_recovered "$g" 51712 0
 wait_for 10 sd_recorded_is drv 1
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
-detections() { sdctl metrics | sed -n "s/^shadowd_detections_total{domain=\"drv\",source=\"$1\"} //p"; }
 
 # 1. Paused: found after pause-timeout (0.5 s) of still heartbeat, long
 # before heartbeat-timeout (4 s).
@@ -29,8 +27,8 @@ d2=$(sd_domid drv)
 sd_log_has "detect: domain $d1: paused, its heartbeat still for [0-9]+ ms" || fail "pause not logged"
 det=$(sdctl history --json | jq '.[-1].detect_ms')
 [ "$det" -ge 400 ] && [ "$det" -le 2500 ] || fail "detect took $det ms, want about pause-timeout (0.5 s)"
-expect_eq "detected by pause" "$(detections pause)" 1
-expect_eq "not by heartbeat" "$(detections heartbeat)" 0
+expect_eq "detected by pause" "$(sd_detections pause)" 1
+expect_eq "not by heartbeat" "$(sd_detections heartbeat)" 0
 log "paused domain $d1 detected in $det ms"
 
 # 2. Running with its agent stopped: the heartbeat is still but the domain
@@ -46,7 +44,7 @@ expect_eq "still serving after 2 s of a still heartbeat" "$(sd_domid drv)" "$d2"
 wait_recovered "$g" 51712 2 20
 took=$(($(now_ms) - t0))
 [ "$took" -ge 3500 ] || fail "a running domain's still heartbeat was a hang after $took ms (heartbeat-timeout 4 s)"
-expect_eq "second detection by heartbeat" "$(detections heartbeat)" 1
-expect_eq "pause detections" "$(detections pause)" 1
+expect_eq "second detection by heartbeat" "$(sd_detections heartbeat)" 1
+expect_eq "pause detections" "$(sd_detections pause)" 1
 expect_check_clean
 exit 0

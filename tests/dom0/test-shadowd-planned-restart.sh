@@ -32,6 +32,6 @@ h=$(sdctl history --json)
 expect_eq "kind" "$(echo "$h" | jq -r '.[0].kind')" planned
 r=$(echo "$h" | jq '.[0].restart_ms')
 [ "$r" -lt 5000 ] || fail "a planned restart waited restart-delay ($r ms)"
-expect_eq "planned detections" "$(sdctl metrics | sed -n 's/^shadowd_detections_total{domain="drv",source="planned"} //p')" 1
+expect_eq "planned detections" "$(sd_detections planned)" 1
 expect_check_clean
 exit 0

@@ -25,8 +25,6 @@ sd_domain drv "standby on" "command $TEST_TMP/boot.sh" "boot-timeout 6s" \
 sd_start
 d1=$(sd_wait_up drv)
 
-sb_state() { sd_q drv '.standby.state'; }
-sb_domid() { sd_q drv '.standby.domid'; }
 sb_is() { [ "$(sb_state)" = "$1" ] && [ "$(sb_domid)" = "$2" ]; }
 _sb_booting_new() { [ "$(sb_state)" = booting ] && [ "$(sb_domid)" != "$1" ] && [ "$(sb_domid)" != 0 ]; }
 _sb_ready() { [ "$(sb_state)" = ready ] && [ "$(sb_domid)" != 0 ]; }

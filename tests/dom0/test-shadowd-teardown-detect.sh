@@ -26,8 +26,6 @@ dev_add "$g" "$d1" 51712
 fe_start "$g" 51712 --deadline-ms 30000
 wait_recovered "$g" 51712 0
 wait_for 10 sd_recorded_is drv 1
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
-detections() { sdctl metrics | sed -n "s/^shadowd_detections_total{domain=\"drv\",source=\"$1\"} //p"; }
 console() { xenstore-write "/local/domain/$1/console/ring-ref" 7 "/local/domain/$1/console/port" 3; }
 
 # 1. Removed while the domain runs: logged, nothing else.
@@ -59,8 +57,8 @@ after=$(sed -n 's/.*recovery 2: restart: creating drv, \([0-9]*\) ms after the d
 sd_log_has "recovery 2: restart: destroying the old domain failed" && fail "shadowd raced the toolstack's destroy"
 d2=$(sd_domid drv)
 [ "$d2" != "$d1" ] || fail "no new driver domain"
-expect_eq "detected as a pause" "$(detections pause)" 1
-expect_eq "not by heartbeat" "$(detections heartbeat)" 0
+expect_eq "detected as a pause" "$(sd_detections pause)" 1
+expect_eq "not by heartbeat" "$(sd_detections heartbeat)" 0
 log "a paused domain's console removed: recovery begun within $took ms"
 
 # 3. The new domain has no console dir (xensim's do not): nothing to judge,

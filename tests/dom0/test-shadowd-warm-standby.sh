@@ -16,8 +16,6 @@ sd_domain drv "standby on" "restart-budget 3"
 sd_start
 d1=$(sd_wait_up drv)
 
-sb_state() { sd_q drv '.standby.state'; }
-sb_domid() { sd_q drv '.standby.domid'; }
 # until a ready standby other than the domains given
 _sb_ready_other() {
     [ "$(sb_state)" = ready ] || return 1

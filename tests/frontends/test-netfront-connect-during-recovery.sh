@@ -25,7 +25,6 @@ requires jq xenstore-read socat
 [ -x "$NETBACK" ] || skip "netback not built"
 [ -x "$AGENT" ] || skip "understudy-agent not built"
 RESTART_DELAY_S=6
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 start_sim
 on_exit '[ "$rc" -eq 0 ] || net_dump_logs'
 net_ns

@@ -28,7 +28,6 @@ requires jq xenstore-read
 NV=$TPROG/system/net-verify
 [ -x "$NV" ] || skip "net-verify not built"
 RESTART_DELAY_S=10
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 start_sim
 on_exit '[ "$rc" -eq 0 ] || { net_dump_logs; cat "$TEST_TMP"/nv-*.log >&2; }'
 net_ns

@@ -23,7 +23,6 @@ requires jq xenstore-read socat
 [ -x "$AGENT" ] || skip "understudy-agent not built"
 DEADLINE_MS=1000
 PROBE_MS=$((DEADLINE_MS / 2)) # the netfront's default: half the deadline
-now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 start_sim
 on_exit '[ "$rc" -eq 0 ] || net_dump_logs'
 net_ns
@@ -69,7 +68,6 @@ _received_gt() { [ "$(received)" -gt "$1" ]; }
 wait_for 10 _received_gt 20
 ifstat() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
 srv_rx0=$(ifstat "$NS_S" vs0 rx_packets)
-detections() { sdctl metrics | sed -n "s/^shadowd_detections_total{domain=\"drv\",source=\"$1\"} //p"; }
 seq_of_report() { nf_key "$g" shadow/report | cut -d' ' -f1; }
 _report_after() { [ "$(seq_of_report)" -gt "$1" ] 2>/dev/null; }
 
@@ -78,8 +76,8 @@ for fault in pause backend-hang; do
     d=$(sd_domid drv)
     seq=$(seq_of_report)
     seq=${seq:-0}
-    hb=$(detections heartbeat)
-    rep=$(detections report)
+    hb=$(sd_detections heartbeat)
+    rep=$(sd_detections report)
     t0=$(now_ms)
     case $fault in
     pause) sdctl inject drv hang >/dev/null || fail "shadowctl inject drv hang" ;;
@@ -102,7 +100,7 @@ for fault in pause backend-hang; do
     wait_for 30 nf_live_n "$g" "$n"
     wait_for 10 sd_state_is drv up
     [ "$(sd_domid drv)" != "$d" ] || fail "$fault: no new driver domain"
-    hb_d=$(($(detections heartbeat) - hb)) rep_d=$(($(detections report) - rep))
+    hb_d=$(($(sd_detections heartbeat) - hb)) rep_d=$(($(sd_detections report) - rep))
     [ $fault = backend-hang ] && { [ "$rep_d" -eq 1 ] && [ "$hb_d" -eq 0 ] ||
         fail "$fault: detected by heartbeat $hb_d, report $rep_d (want the report only)"; }
     [ $fault = pause ] && { [ $((hb_d + rep_d)) -ge 1 ] ||
