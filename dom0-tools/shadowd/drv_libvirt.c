@@ -356,7 +356,9 @@ static int lv_destroy(struct sd_drv *drv, unsigned domid, void *arg, char *err, 
     return SD_DRV_DONE;
 }
 
-static int lv_pause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
+/* op on the running domain domid (doing: what op does, for the message). */
+static int lv_act(struct sd_drv *drv, unsigned domid, int (*op)(virDomainPtr), const char *doing,
+                  char *err, size_t len)
 {
     virDomainPtr dom = by_id(drv, domid, err, len);
     if (!dom) {
@@ -364,41 +366,27 @@ static int lv_pause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
             seterr(err, len, "no running domain %u", domid);
         return -1;
     }
-    int rc = virDomainSuspend(dom);
+    int rc = op(dom);
     if (rc < 0)
-        seterr(err, len, "libvirt: suspending domain %u: %s", domid, lverr());
+        seterr(err, len, "libvirt: %s domain %u: %s", doing, domid, lverr());
     virDomainFree(dom);
     return rc < 0 ? -1 : 0;
+}
+
+static int lv_pause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
+{
+    return lv_act(drv, domid, virDomainSuspend, "suspending", err, len);
 }
 
 static int lv_unpause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
 {
-    virDomainPtr dom = by_id(drv, domid, err, len);
-    if (!dom) {
-        if (errno == ENOENT)
-            seterr(err, len, "no running domain %u", domid);
-        return -1;
-    }
-    int rc = virDomainResume(dom);
-    if (rc < 0)
-        seterr(err, len, "libvirt: resuming domain %u: %s", domid, lverr());
-    virDomainFree(dom);
-    return rc < 0 ? -1 : 0;
+    return lv_act(drv, domid, virDomainResume, "resuming", err, len);
 }
 
 static int lv_crash(struct sd_drv *drv, unsigned domid, char *err, size_t len)
 {
-    virDomainPtr dom = by_id(drv, domid, err, len);
-    if (!dom) {
-        if (errno == ENOENT)
-            seterr(err, len, "no running domain %u", domid);
-        return -1;
-    }
-    int rc = virDomainDestroy(dom); /* see the top: the nearest libvirt has to a crash */
-    if (rc < 0)
-        seterr(err, len, "libvirt: destroying domain %u: %s", domid, lverr());
-    virDomainFree(dom);
-    return rc < 0 ? -1 : 0;
+    /* see the top: the nearest libvirt has to a crash */
+    return lv_act(drv, domid, virDomainDestroy, "destroying", err, len);
 }
 
 static int lv_watch(struct sd_drv *drv, unsigned domid)

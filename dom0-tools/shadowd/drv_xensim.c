@@ -279,28 +279,28 @@ static int xs_destroy(struct sd_drv *drv, unsigned domid, void *arg, char *err, 
     return SD_DRV_DONE;
 }
 
-static int xs_pause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
+/* A control-socket request about domid (what: its name, for the message). */
+static int xs_act(struct sd_drv *drv, unsigned domid, int (*op)(struct xsim_ctl *, unsigned),
+                  const char *what, char *err, size_t len)
 {
     if (ensure(drv, err, len) < 0)
         return -1;
-    if (xsim_ctl_pause(drv->ctl, domid) < 0) {
-        seterr(err, len, "xensim pause %u: %s", domid, xsim_ctl_error(drv->ctl));
+    if (op(drv->ctl, domid) < 0) {
+        seterr(err, len, "xensim %s %u: %s", what, domid, xsim_ctl_error(drv->ctl));
         after_error(drv);
         return -1;
     }
     return 0;
 }
 
+static int xs_pause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
+{
+    return xs_act(drv, domid, xsim_ctl_pause, "pause", err, len);
+}
+
 static int xs_unpause(struct sd_drv *drv, unsigned domid, char *err, size_t len)
 {
-    if (ensure(drv, err, len) < 0)
-        return -1;
-    if (xsim_ctl_unpause(drv->ctl, domid) < 0) {
-        seterr(err, len, "xensim unpause %u: %s", domid, xsim_ctl_error(drv->ctl));
-        after_error(drv);
-        return -1;
-    }
-    return 0;
+    return xs_act(drv, domid, xsim_ctl_unpause, "unpause", err, len);
 }
 
 static int xs_crash(struct sd_drv *drv, unsigned domid, char *err, size_t len)
