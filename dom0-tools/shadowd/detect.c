@@ -7,7 +7,7 @@
  *    Only changes count: values are not comparable across domains;
  *  - teardown: the domain's console dir (which the toolstack writes at its
  *    create and removes when it destroys it) went away while the driver
- *    says the domain is paused, dying or gone. `xl destroy` (libxl's
+ *    says the domain is paused (dying or gone is a death anyway). `xl destroy` (libxl's
  *    destroy, which libvirt's libxl driver uses too) pauses the domain,
  *    then removes its own devices - console first, then its vifs and vbds
  *    with their hotplug scripts - then its xenstore dir, then destroys it:
